@@ -1,0 +1,99 @@
+"""Subscription requests, approved by an administrator, and each player's preferences."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from accounts.validators import USERNAME_MAX_LENGTH, username_validator
+
+
+class SubscriptionRequest(models.Model):
+    """A request to join (seed 000: SUBS). Approval creates the active account."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("pending")
+        APPROVED = "approved", _("approved")
+        REJECTED = "rejected", _("rejected")
+
+    username = models.CharField(
+        _("user name"), max_length=USERNAME_MAX_LENGTH, validators=[username_validator]
+    )
+    # Only the hash, in Django's password format: approval copies it to the new account.
+    password_hash = models.CharField(max_length=256)
+    comment = models.CharField(_("full name / comment"), max_length=200, blank=True)
+    email = models.EmailField(_("e-mail"), blank=True)
+    created_at = models.DateTimeField(_("requested at"), default=timezone.now)
+    status = models.CharField(max_length=10, choices=Status, default=Status.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="subscription_request",
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                "username", condition=Q(status="pending"), name="one_pending_request_per_name"
+            )
+        ]
+        indexes = [models.Index(fields=["status", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.username} ({self.status})"
+
+
+class Preferences(models.Model):
+    """Board and client preferences (seed 000 menus COLORES and PREFERENCIAS)."""
+
+    class Orientation(models.TextChoices):
+        AUTO = "auto", _("my colour at the bottom")
+        WHITE = "white", _("white at the bottom")
+        BLACK = "black", _("black at the bottom")
+
+    class BoardTheme(models.TextChoices):
+        BROWN = "brown", _("brown")
+        BLUE = "blue", _("blue")
+        GREEN = "green", _("green")
+        GREY = "grey", _("grey")
+
+    class PieceSet(models.TextChoices):
+        CBURNETT = "cburnett", "cburnett"
+        MERIDA = "merida", "merida"
+        ALPHA = "alpha", "alpha"
+
+    player = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="preferences",
+    )
+    board_theme = models.CharField(
+        _("board colours"), max_length=10, choices=BoardTheme, default=BoardTheme.BROWN
+    )
+    piece_set = models.CharField(
+        _("pieces"), max_length=10, choices=PieceSet, default=PieceSet.CBURNETT
+    )
+    show_coordinates = models.BooleanField(_("show coordinates"), default=True)
+    orientation = models.CharField(
+        _("board orientation"), max_length=5, choices=Orientation, default=Orientation.AUTO
+    )
+    sound = models.BooleanField(_("sound on the opponent's move"), default=True)
+    show_status_bar = models.BooleanField(_("show the status bar"), default=True)
+
+    def __str__(self) -> str:
+        return f"preferences of {self.player}"

@@ -1,0 +1,114 @@
+"""Subscription requests and their approval; leaving the service."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounts.models import SubscriptionRequest
+from accounts.validators import username_validator
+from games import errors
+from games.services import abandon_games
+
+User = get_user_model()
+
+
+def username_problem(username: str) -> str | None:
+    """Why ``username`` cannot be requested now, or ``None`` when it can."""
+    try:
+        username_validator(username)
+    except ValidationError as exc:
+        return " ".join(str(m) for m in exc.messages)
+    if User.objects.filter(username__iexact=username).exists():
+        return _("That user name is taken.")
+    if SubscriptionRequest.objects.filter(
+        username__iexact=username, status=SubscriptionRequest.Status.PENDING
+    ).exists():
+        return _("A request for that user name is already waiting for approval.")
+    return None
+
+
+@transaction.atomic
+def request_subscription(
+    *, username: str, password: str, comment: str = "", email: str = ""
+) -> SubscriptionRequest:
+    """Record a request to join (ESPOL SUBS); an administrator approves or rejects it.
+
+    The password is kept only as a hash. Raises :class:`~games.errors.SubscriptionRefused`
+    with the reason when the name is taken, already requested, or not acceptable.
+    """
+    username = username.strip()
+    if problem := username_problem(username):
+        raise errors.SubscriptionRefused(problem)
+    if not password:
+        raise errors.SubscriptionRefused(_("A password is required."))
+    try:
+        with transaction.atomic():
+            return SubscriptionRequest.objects.create(
+                username=username,
+                password_hash=make_password(password),
+                comment=comment.strip()[:200],
+                email=email.strip(),
+            )
+    except IntegrityError as exc:
+        raise errors.SubscriptionRefused(
+            _("A request for that user name is already waiting for approval.")
+        ) from exc
+
+
+def _lock_pending(request_id: int) -> SubscriptionRequest:
+    found = SubscriptionRequest.objects.select_for_update().get(pk=request_id)
+    if found.status != SubscriptionRequest.Status.PENDING:
+        raise errors.SubscriptionNotPending()
+    return found
+
+
+@transaction.atomic
+def approve_subscription(*, request_id: int, admin: AbstractBaseUser | None) -> AbstractBaseUser:
+    """Approve a pending request: the account is created, active, with the requested password."""
+    found = _lock_pending(request_id)
+    if User.objects.filter(username__iexact=found.username).exists():
+        raise errors.SubscriptionRefused(_("That user name is taken."))
+    first, _sep, last = found.comment.partition(" ")
+    user = User(username=found.username, email=found.email, first_name=first[:150],
+                last_name=last[:150], is_active=True)
+    user.password = found.password_hash
+    user.save()
+    found.status = SubscriptionRequest.Status.APPROVED
+    found.decided_by = admin
+    found.decided_at = timezone.now()
+    found.user = user
+    found.save()
+    return user
+
+
+@transaction.atomic
+def reject_subscription(*, request_id: int, admin: AbstractBaseUser | None) -> SubscriptionRequest:
+    """Reject a pending request: no account is created."""
+    found = _lock_pending(request_id)
+    found.status = SubscriptionRequest.Status.REJECTED
+    found.decided_by = admin
+    found.decided_at = timezone.now()
+    found.save()
+    return found
+
+
+@transaction.atomic
+def revoke_access(*, player: AbstractBaseUser) -> None:
+    """Close an account: it can no longer log in, and its active games end as losses."""
+    locked = User.objects.select_for_update().get(pk=player.pk)
+    abandon_games(player=locked)
+    locked.is_active = False
+    locked.save(update_fields=["is_active"])
+
+
+def unsubscribe(*, player: AbstractBaseUser, password: str) -> None:
+    """The player leaves the service (ESPOL UNSU), confirming with their password."""
+    if not player.check_password(password):
+        raise errors.WrongPassword()
+    revoke_access(player=player)

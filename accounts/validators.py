@@ -1,0 +1,14 @@
+"""User names every front door accepts: the wire protocols reserve ``:`` ``,`` and ``#``."""
+
+from __future__ import annotations
+
+from django.core.validators import RegexValidator
+from django.utils.translation import gettext_lazy as _
+
+USERNAME_MAX_LENGTH = 30
+
+username_validator = RegexValidator(
+    r"^[A-Za-z0-9_.-]{1,30}\Z",
+    _("1 to 30 characters: letters, digits and _ - . only."),
+    code="invalid_username",
+)

@@ -1,0 +1,135 @@
+"""Domain errors raised by the service layer.
+
+Each error has a stable machine ``code`` (front doors map it: HTTP status, WebSocket error
+frame, ESPOL response code) and a human ``message``.
+"""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext_lazy as _
+
+
+class DomainError(Exception):
+    """Base of every error the service layer raises on purpose."""
+
+    code: str = "domain_error"
+    default_message = _("The request could not be carried out.")
+
+    def __init__(self, message: str | None = None, **details: object) -> None:
+        self.message = str(message or self.default_message)
+        self.details = details
+        super().__init__(self.message)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"code": self.code, "message": self.message, **self.details}
+
+
+class UserNotFound(DomainError):
+    code = "user_not_found"
+    default_message = _("No such active player.")
+
+
+class GameNotFound(DomainError):
+    code = "game_not_found"
+    default_message = _("No such game.")
+
+
+class NotAPlayer(DomainError):
+    code = "not_a_player"
+    default_message = _("You do not play in this game.")
+
+
+class NotYourTurn(DomainError):
+    code = "not_your_turn"
+    default_message = _("It is not your turn.")
+
+
+class InvalidMove(DomainError):
+    """The move text could not be read as a move at all (neither UCI nor SAN)."""
+
+    code = "invalid_move"
+    default_message = _("That is not a move.")
+
+
+class IllegalMove(DomainError):
+    code = "illegal_move"
+    default_message = _("That move is not legal in this position.")
+
+
+class WrongMoveNumber(DomainError):
+    """A stale or duplicate submission: the move number is not the next one."""
+
+    code = "wrong_move_number"
+    default_message = _("The move number is not the next one.")
+
+    def __init__(self, expected: int, message: str | None = None) -> None:
+        super().__init__(
+            message or _("The move number is not the next one (expected %(n)d).") % {"n": expected},
+            expected=expected,
+        )
+        self.expected = expected
+
+
+class GameFinished(DomainError):
+    code = "game_finished"
+    default_message = _("The game is already finished.")
+
+
+class DrawOfferPending(DomainError):
+    code = "draw_offer_pending"
+    default_message = _("A draw offer is pending: it must be answered first.")
+
+
+class NoDrawOffer(DomainError):
+    code = "no_draw_offer"
+    default_message = _("There is no draw offer to answer.")
+
+
+class NothingToClaim(DomainError):
+    code = "nothing_to_claim"
+    default_message = _("There is no draw to claim in this position.")
+
+
+class ChallengeExists(DomainError):
+    code = "challenge_exists"
+    default_message = _("A challenge between you is already pending.")
+
+
+class OpponentChallengedFirst(DomainError):
+    code = "opponent_challenged_first"
+    default_message = _("That player has already challenged you: answer their challenge.")
+
+
+class ActiveGameExists(DomainError):
+    code = "active_game_exists"
+    default_message = _("You already have a game in progress with that player.")
+
+
+class SelfChallenge(DomainError):
+    code = "self_challenge"
+    default_message = _("You cannot challenge yourself.")
+
+
+class ChallengeNotFound(DomainError):
+    code = "challenge_not_found"
+    default_message = _("No pending challenge from that player.")
+
+
+class InvalidColour(DomainError):
+    code = "invalid_colour"
+    default_message = _("The colour must be white or black.")
+
+
+class SubscriptionRefused(DomainError):
+    code = "subscription_refused"
+    default_message = _("The subscription request was refused.")
+
+
+class SubscriptionNotPending(DomainError):
+    code = "subscription_not_pending"
+    default_message = _("That subscription request has already been decided.")
+
+
+class WrongPassword(DomainError):
+    code = "wrong_password"
+    default_message = _("Wrong password.")

@@ -1,0 +1,227 @@
+"""The rules of chess for Ajedrez: the only module that uses python-chess for game logic.
+
+Pure functions, no Django. A position is a FEN string; a move is validated against the
+stored position plus the moves played since the last irreversible move (the only ones a
+repetition can reach), never by replaying the whole game.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+import io
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import chess
+import chess.pgn
+
+STARTING_FEN = chess.STARTING_FEN
+
+WHITE = "white"
+BLACK = "black"
+
+
+class Termination(enum.StrEnum):
+    """How a game ended. Values are stored in the database: never rename one."""
+
+    CHECKMATE = "checkmate"
+    STALEMATE = "stalemate"
+    INSUFFICIENT_MATERIAL = "insufficient_material"
+    SEVENTYFIVE_MOVES = "seventyfive_moves"
+    FIVEFOLD_REPETITION = "fivefold_repetition"
+    THREEFOLD_REPETITION = "threefold_repetition"
+    FIFTY_MOVES = "fifty_moves"
+    AGREEMENT = "agreement"
+    RESIGNATION = "resignation"
+    ABANDONMENT = "abandonment"
+
+
+class MoveTextError(ValueError):
+    """The text is not a move in UCI or SAN (python-chess's InvalidMoveError)."""
+
+
+class IllegalMoveError(ValueError):
+    """The move is well formed but not legal in the position (or ambiguous SAN)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The end of a game: how it ended and who won (``None`` for a draw)."""
+
+    termination: Termination
+    winner: str | None
+
+    @property
+    def result(self) -> str:
+        """The PGN result: ``1-0``, ``0-1`` or ``1/2-1/2``."""
+        if self.winner == WHITE:
+            return "1-0"
+        if self.winner == BLACK:
+            return "0-1"
+        return "1/2-1/2"
+
+
+@dataclass(frozen=True)
+class PlayedMove:
+    """A legal move applied to a position, and what it led to."""
+
+    uci: str
+    san: str
+    from_square: int
+    to_square: int
+    promotion: int | None
+    fen_after: str
+    is_check: bool
+    outcome: Outcome | None
+
+
+def colour_to_move(fen: str) -> str:
+    """Return ``"white"`` or ``"black"``: whose turn it is in ``fen``."""
+    return WHITE if fen.split(" ", 2)[1] == "w" else BLACK
+
+
+def _board(fen: str, history: Sequence[str]) -> chess.Board:
+    """The board at ``fen`` with ``history`` (UCI moves since an earlier position) on its stack.
+
+    ``fen`` is the position before ``history``; keeping the moves on the stack is what lets
+    python-chess see repetitions.
+    """
+    board = chess.Board(fen)
+    for uci in history:
+        board.push(chess.Move.from_uci(uci))
+    return board
+
+
+def parse_move(board: chess.Board, text: str) -> chess.Move:
+    """Read ``text`` as UCI (``e2e4``, ``e7e8q``) or SAN (``Nf3``, ``O-O``, ``e8=Q+``).
+
+    Raises :class:`MoveTextError` for text that is no move, :class:`IllegalMoveError` for a
+    move that is not legal here (including ambiguous SAN).
+    """
+    text = text.strip()
+    if not text or len(text) > 10:
+        raise MoveTextError(text)
+    try:
+        move = chess.Move.from_uci(text.lower() if len(text) in (4, 5) else text)
+    except chess.InvalidMoveError:
+        move = None
+    if move is not None:
+        if move in board.legal_moves:
+            return move
+        # A pawn reaching the last rank without a piece letter: the caller must say which.
+        raise IllegalMoveError(text)
+    try:
+        return board.parse_san(text)
+    except chess.InvalidMoveError as exc:
+        raise MoveTextError(text) from exc
+    except (chess.IllegalMoveError, chess.AmbiguousMoveError) as exc:
+        raise IllegalMoveError(text) from exc
+
+
+def automatic_outcome(board: chess.Board) -> Outcome | None:
+    """The outcome that ends the game at once, without a claim, or ``None``."""
+    outcome = board.outcome(claim_draw=False)
+    if outcome is None:
+        return None
+    termination = {
+        chess.Termination.CHECKMATE: Termination.CHECKMATE,
+        chess.Termination.STALEMATE: Termination.STALEMATE,
+        chess.Termination.INSUFFICIENT_MATERIAL: Termination.INSUFFICIENT_MATERIAL,
+        chess.Termination.SEVENTYFIVE_MOVES: Termination.SEVENTYFIVE_MOVES,
+        chess.Termination.FIVEFOLD_REPETITION: Termination.FIVEFOLD_REPETITION,
+    }[outcome.termination]
+    winner = None if outcome.winner is None else (WHITE if outcome.winner else BLACK)
+    return Outcome(termination, winner)
+
+
+def play(fen_before_history: str, history: Sequence[str], move_text: str) -> PlayedMove:
+    """Apply ``move_text`` to the position reached by ``history`` from ``fen_before_history``.
+
+    ``history`` holds the UCI moves since the last irreversible move (at most 150 plies in
+    a game that has not ended), enough for python-chess to detect fivefold repetition.
+    """
+    board = _board(fen_before_history, history)
+    move = parse_move(board, move_text)
+    san = board.san(move)
+    board.push(move)
+    return PlayedMove(
+        uci=move.uci(),
+        san=san,
+        from_square=move.from_square,
+        to_square=move.to_square,
+        promotion=move.promotion,
+        fen_after=board.fen(),
+        is_check=board.is_check(),
+        outcome=automatic_outcome(board),
+    )
+
+
+def claimable_draw(fen_before_history: str, history: Sequence[str]) -> Termination | None:
+    """The draw a player may claim in the current position: threefold or fifty moves.
+
+    Only the position on the board counts (the claim "by the move I intend to play" is
+    not offered: in correspondence chess you play the move, then claim).
+    """
+    board = _board(fen_before_history, history)
+    if board.is_repetition(3):
+        return Termination.THREEFOLD_REPETITION
+    if board.is_fifty_moves():
+        return Termination.FIFTY_MOVES
+    return None
+
+
+def halfmove_clock(fen: str) -> int:
+    """The plies since the last capture or pawn move, from the FEN's fifth field."""
+    return int(fen.split(" ")[4])
+
+
+def legal_moves(fen: str) -> dict[str, list[str]]:
+    """Legal destinations per origin square, as the board UI wants them (``{"e2": ["e3", "e4"]}``)."""
+    board = chess.Board(fen)
+    dests: dict[str, list[str]] = {}
+    for move in board.legal_moves:
+        dests.setdefault(chess.square_name(move.from_square), [])
+        to = chess.square_name(move.to_square)
+        if to not in dests[chess.square_name(move.from_square)]:
+            dests[chess.square_name(move.from_square)].append(to)
+    return dests
+
+
+def square_name(square: int) -> str:
+    return chess.square_name(square)
+
+
+def square_index(name: str) -> int:
+    """``a1`` → 0 … ``h8`` → 63 (rank × 8 + file), the ESPOL numbering."""
+    return chess.parse_square(name)
+
+
+PROMOTION_PIECES = {"n": chess.KNIGHT, "b": chess.BISHOP, "r": chess.ROOK, "q": chess.QUEEN}
+
+
+def pgn(
+    headers: Mapping[str, str],
+    ucis: Iterable[str],
+    *,
+    result: str,
+    termination_comment: str | None = None,
+) -> str:
+    """The game as PGN text with the given tags, built by python-chess from the UCI moves."""
+    game = chess.pgn.Game()
+    for key, value in headers.items():
+        game.headers[key] = value
+    game.headers["Result"] = result
+    node: chess.pgn.GameNode = game
+    for uci in ucis:
+        node = node.add_variation(chess.Move.from_uci(uci))
+    if termination_comment:
+        node.comment = termination_comment
+    out = io.StringIO()
+    exporter = chess.pgn.FileExporter(out)
+    game.accept(exporter)
+    return out.getvalue().strip() + "\n"
+
+
+def pgn_date(moment: dt.datetime) -> str:
+    return moment.strftime("%Y.%m.%d")

@@ -1,0 +1,126 @@
+"""Reads of challenges and games. Each returns in a bounded number of indexed queries."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Q, QuerySet
+
+from games import errors, rules
+from games.models import Challenge, Game, Move
+
+User = get_user_model()
+
+
+def active_player(username: str) -> AbstractBaseUser:
+    """The active account named ``username``; :class:`~games.errors.UserNotFound` otherwise."""
+    try:
+        return User.objects.get(username=username, is_active=True)
+    except User.DoesNotExist as exc:
+        raise errors.UserNotFound() from exc
+
+
+def game(game_id: int) -> Game:
+    """The game with both players loaded; :class:`~games.errors.GameNotFound` otherwise."""
+    try:
+        return Game.objects.select_related("white", "black").get(pk=game_id)
+    except Game.DoesNotExist as exc:
+        raise errors.GameNotFound() from exc
+
+
+def game_for_player(game_id: int, player: AbstractBaseUser) -> Game:
+    """The game, if ``player`` plays in it; :class:`~games.errors.GameNotFound` otherwise."""
+    found = game(game_id)
+    if found.colour_of(player.pk) is None:
+        raise errors.GameNotFound()
+    return found
+
+
+def games_of(player: AbstractBaseUser, *, status: str | None = None) -> QuerySet[Game]:
+    """``player``'s games, most recently changed first."""
+    games = Game.objects.filter(Q(white=player) | Q(black=player)).select_related("white", "black")
+    if status is not None:
+        games = games.filter(status=status)
+    return games.order_by("-updated_at", "-pk")
+
+
+def games_changed_since(player: AbstractBaseUser, since: dt.datetime) -> QuerySet[Game]:
+    """``player``'s games created or changed after ``since``, finished ones included."""
+    return games_of(player).filter(updated_at__gt=since).order_by("pk")
+
+
+def moves(game_id: int, *, after: int = 0) -> QuerySet[Move]:
+    """The moves of a game numbered after ``after`` (0 = all), in order."""
+    return Move.objects.filter(game_id=game_id, number__gt=after).order_by("number")
+
+
+def last_move(game_id: int) -> Move | None:
+    return Move.objects.filter(game_id=game_id).order_by("-number").first()
+
+
+def pending_challenges_to(
+    player: AbstractBaseUser, *, since: dt.datetime | None = None
+) -> QuerySet[Challenge]:
+    challenges = Challenge.objects.filter(
+        challenged=player, status=Challenge.Status.PENDING
+    ).select_related("challenger", "challenged")
+    if since is not None:
+        challenges = challenges.filter(created_at__gt=since)
+    return challenges.order_by("created_at")
+
+
+def pending_challenges_from(player: AbstractBaseUser) -> QuerySet[Challenge]:
+    return (
+        Challenge.objects.filter(challenger=player, status=Challenge.Status.PENDING)
+        .select_related("challenger", "challenged")
+        .order_by("created_at")
+    )
+
+
+def pending_challenge(*, challenger_name: str, challenged: AbstractBaseUser) -> Challenge:
+    """The pending challenge from the player named ``challenger_name`` to ``challenged``."""
+    found = (
+        Challenge.objects.filter(
+            challenger__username=challenger_name,
+            challenged=challenged,
+            status=Challenge.Status.PENDING,
+        )
+        .select_related("challenger", "challenged")
+        .first()
+    )
+    if found is None:
+        raise errors.ChallengeNotFound()
+    return found
+
+
+def players_changed_since(since: dt.datetime, *, exclude: AbstractBaseUser) -> QuerySet:
+    """Active players who joined (or whose account changed) after ``since``."""
+    return (
+        User.objects.filter(is_active=True, date_joined__gt=since)
+        .exclude(pk=exclude.pk)
+        .order_by("username")
+    )
+
+
+def game_pgn(game: Game) -> str:
+    """The whole game as PGN with the standard tags (Event, Site, Date, White, Black, …)."""
+    ucis = Move.objects.filter(game=game).order_by("number").values_list("uci", flat=True)
+    headers = {
+        "Event": f"Ajedrez correspondence game {game.public_id}",
+        "Site": "Ajedrez",
+        "Date": rules.pgn_date(game.created_at),
+        "Round": "-",
+        "White": game.white.username,
+        "Black": game.black.username,
+    }
+    if game.is_active:
+        headers["Termination"] = "unterminated"
+        comment = None
+    else:
+        headers["Termination"] = (
+            "abandoned" if game.termination == rules.Termination.ABANDONMENT else "normal"
+        )
+        comment = game.get_termination_display()
+    return rules.pgn(headers, ucis, result=game.result, termination_comment=comment)

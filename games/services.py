@@ -1,0 +1,363 @@
+"""Every change to challenges and games: the only writer of game state.
+
+Each service runs in one transaction, locks the rows it changes, checks the request
+against the stored state, raises a :mod:`games.errors` error when it does not fit, and
+publishes an event once the transaction has committed. Web views, WebSocket consumers,
+the admin and the TCP gateways all call these functions.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from games import errors, rules
+from games.events import move_state, publish_challenge_event, publish_game_event
+from games.models import Challenge, DrawRequest, Game, Move
+from ranking.services import record_result
+
+# --------------------------------------------------------------------------- challenges
+
+
+def _active_game_between(a_id: int, b_id: int) -> bool:
+    return Game.objects.filter(
+        Q(white_id=a_id, black_id=b_id) | Q(white_id=b_id, black_id=a_id),
+        status=Game.Status.ACTIVE,
+    ).exists()
+
+
+@transaction.atomic
+def challenge(*, challenger: AbstractBaseUser, challenged: AbstractBaseUser) -> Challenge:
+    """``challenger`` invites ``challenged`` to a game (ESPOL JUEG)."""
+    if challenger.pk == challenged.pk:
+        raise errors.SelfChallenge()
+    if not challenged.is_active:
+        raise errors.UserNotFound()
+    if _active_game_between(challenger.pk, challenged.pk):
+        raise errors.ActiveGameExists()
+    pending = Challenge.objects.filter(
+        Q(challenger=challenger, challenged=challenged)
+        | Q(challenger=challenged, challenged=challenger),
+        status=Challenge.Status.PENDING,
+    ).values_list("challenger_id", flat=True)
+    for from_id in pending:
+        if from_id == challenger.pk:
+            raise errors.ChallengeExists()
+        raise errors.OpponentChallengedFirst()
+    try:
+        with transaction.atomic():
+            created = Challenge.objects.create(challenger=challenger, challenged=challenged)
+    except IntegrityError as exc:
+        # Another request for the same pair committed between our check and our insert.
+        raise errors.ChallengeExists() from exc
+    publish_challenge_event(created, "challenge_created")
+    return created
+
+
+def _lock_pending_challenge(challenge_id: int) -> Challenge:
+    try:
+        found = (
+            Challenge.objects.select_for_update(of=("self",))
+            .select_related("challenger", "challenged")
+            .get(pk=challenge_id)
+        )
+    except Challenge.DoesNotExist as exc:
+        raise errors.ChallengeNotFound() from exc
+    if found.status != Challenge.Status.PENDING:
+        raise errors.ChallengeNotFound()
+    return found
+
+
+def _close_challenge(found: Challenge, status: str) -> Challenge:
+    found.status = status
+    found.decided_at = timezone.now()
+    found.save(update_fields=["status", "decided_at", "game"])
+    publish_challenge_event(found, f"challenge_{status}")
+    return found
+
+
+@transaction.atomic
+def accept_challenge(*, challenge_id: int, player: AbstractBaseUser, colour: str) -> Game:
+    """The challenged ``player`` accepts, playing ``colour`` (ESPOL ACEP). Returns the game."""
+    found = _lock_pending_challenge(challenge_id)
+    if found.challenged_id != player.pk:
+        raise errors.ChallengeNotFound()
+    if colour not in (rules.WHITE, rules.BLACK):
+        raise errors.InvalidColour()
+    if colour == rules.WHITE:
+        white, black = found.challenged, found.challenger
+    else:
+        white, black = found.challenger, found.challenged
+    now = timezone.now()
+    try:
+        with transaction.atomic():
+            game = Game.objects.create(
+                white=white, black=black, created_at=now, updated_at=now, version=1
+            )
+    except IntegrityError as exc:
+        raise errors.ActiveGameExists() from exc
+    found.game = game
+    _close_challenge(found, Challenge.Status.ACCEPTED)
+    publish_game_event(game, "game_started")
+    return game
+
+
+@transaction.atomic
+def decline_challenge(*, challenge_id: int, player: AbstractBaseUser) -> Challenge:
+    """The challenged ``player`` turns the challenge down."""
+    found = _lock_pending_challenge(challenge_id)
+    if found.challenged_id != player.pk:
+        raise errors.ChallengeNotFound()
+    return _close_challenge(found, Challenge.Status.DECLINED)
+
+
+@transaction.atomic
+def withdraw_challenge(*, challenge_id: int, player: AbstractBaseUser) -> Challenge:
+    """The ``player`` who made the challenge takes it back."""
+    found = _lock_pending_challenge(challenge_id)
+    if found.challenger_id != player.pk:
+        raise errors.ChallengeNotFound()
+    return _close_challenge(found, Challenge.Status.WITHDRAWN)
+
+
+# --------------------------------------------------------------------------- games
+
+
+def _lock_game(game_id: int) -> Game:
+    try:
+        return (
+            Game.objects.select_for_update(of=("self",))
+            .select_related("white", "black")
+            .get(pk=game_id)
+        )
+    except Game.DoesNotExist as exc:
+        raise errors.GameNotFound() from exc
+
+
+def _colour_in(game: Game, player: AbstractBaseUser) -> str:
+    colour = game.colour_of(player.pk)
+    if colour is None:
+        raise errors.NotAPlayer()
+    return colour
+
+
+def _require_active(game: Game) -> None:
+    if not game.is_active:
+        raise errors.GameFinished()
+
+
+def _other(colour: str) -> str:
+    return rules.BLACK if colour == rules.WHITE else rules.WHITE
+
+
+def _set_request(game: Game, colour: str, value: int) -> None:
+    if colour == rules.WHITE:
+        game.white_request = value
+    else:
+        game.black_request = value
+
+
+def _touch(game: Game, now: dt.datetime | None = None) -> None:
+    game.updated_at = now or timezone.now()
+    game.version += 1
+
+
+def _finish(game: Game, outcome: rules.Outcome, now: dt.datetime) -> None:
+    game.status = Game.Status.FINISHED
+    game.result = outcome.result
+    game.termination = outcome.termination.value
+    game.finished_at = now
+    record_result(white_id=game.white_id, black_id=game.black_id, result=outcome.result)
+
+
+def _repetition_window(game: Game) -> tuple[str, list[str], dt.datetime]:
+    """The position before the last irreversible move's successors, and those moves.
+
+    Returns (fen before the window, UCI moves of the window, time of the last move or of
+    the game's start). Only moves since the last capture or pawn move can repeat a
+    position, and the 75-move rule caps them at 150 plies, so this reads at most 151
+    rows through the (game, number) index, however long the game.
+    """
+    played = game.next_move_number - 1
+    if played == 0:
+        return rules.STARTING_FEN, [], game.created_at
+    first = max(1, played - rules.halfmove_clock(game.fen))
+    rows = list(
+        Move.objects.filter(game=game, number__gte=first)
+        .order_by("number")
+        .values_list("number", "uci", "fen_after", "played_at")
+    )
+    if rows[0][0] == played - rules.halfmove_clock(game.fen):
+        # The first row is the move just before the window: its position is the base.
+        base_fen, window = rows[0][2], rows[1:]
+    else:
+        base_fen, window = rules.STARTING_FEN, rows
+    return base_fen, [uci for _, uci, _, _ in window], rows[-1][3]
+
+
+@transaction.atomic
+def make_move(
+    *,
+    game_id: int,
+    player: AbstractBaseUser,
+    move_number: int,
+    move: str,
+    reverse: bool = False,
+) -> Move:
+    """Play ``move`` (UCI or SAN) as half-move ``move_number`` (ESPOL JGDA).
+
+    ``move_number`` must be the game's next one: a stale or repeated submission is
+    refused with :class:`~games.errors.WrongMoveNumber`, so a move is never applied twice.
+    """
+    game = _lock_game(game_id)
+    colour = _colour_in(game, player)
+    _require_active(game)
+    if move_number != game.next_move_number:
+        raise errors.WrongMoveNumber(expected=game.next_move_number)
+    if game.colour_to_move != colour:
+        raise errors.NotYourTurn()
+    if game.pending_draw_offer_by is not None:
+        raise errors.DrawOfferPending()
+    base_fen, history, last_played_at = _repetition_window(game)
+    try:
+        played = rules.play(base_fen, history, move)
+    except rules.MoveTextError as exc:
+        raise errors.InvalidMove() from exc
+    except rules.IllegalMoveError as exc:
+        raise errors.IllegalMove() from exc
+    now = timezone.now()
+    created = Move.objects.create(
+        game=game,
+        number=move_number,
+        uci=played.uci,
+        san=played.san,
+        reverse=reverse,
+        fen_after=played.fen_after,
+        played_at=now,
+        think_seconds=max(0, int((now - last_played_at).total_seconds())),
+    )
+    game.fen = played.fen_after
+    game.next_move_number = move_number + 1
+    _touch(game, now)
+    if played.outcome is not None:
+        _finish(game, played.outcome, now)
+    game.save()
+    publish_game_event(game, "move", move=move_state(created))
+    return created
+
+
+@transaction.atomic
+def offer_draw(*, game_id: int, player: AbstractBaseUser) -> Game:
+    """``player`` offers a draw (ESPOL TBLS). Only one offer may be pending at a time."""
+    game = _lock_game(game_id)
+    colour = _colour_in(game, player)
+    _require_active(game)
+    if game.pending_draw_offer_by is not None:
+        raise errors.DrawOfferPending()
+    _set_request(game, colour, DrawRequest.OFFERS_DRAW)
+    _touch(game)
+    game.save()
+    publish_game_event(game, "draw_offered", by=colour)
+    return game
+
+
+@transaction.atomic
+def answer_draw(*, game_id: int, player: AbstractBaseUser, accept: bool) -> Game:
+    """``player`` accepts (the game is drawn) or declines the opponent's draw offer (RTBL)."""
+    game = _lock_game(game_id)
+    colour = _colour_in(game, player)
+    _require_active(game)
+    if game.pending_draw_offer_by != _other(colour):
+        raise errors.NoDrawOffer()
+    now = timezone.now()
+    if accept:
+        _set_request(game, colour, DrawRequest.ACCEPTS_DRAW)
+        _finish(game, rules.Outcome(rules.Termination.AGREEMENT, None), now)
+    else:
+        _set_request(game, _other(colour), DrawRequest.NONE)
+    _touch(game, now)
+    game.save()
+    publish_game_event(game, "draw_accepted" if accept else "draw_declined", by=colour)
+    return game
+
+
+@transaction.atomic
+def resign(*, game_id: int, player: AbstractBaseUser) -> Game:
+    """``player`` resigns; the opponent wins (ESPOL REND)."""
+    game = _lock_game(game_id)
+    colour = _colour_in(game, player)
+    _require_active(game)
+    now = timezone.now()
+    _set_request(game, colour, DrawRequest.RESIGNED)
+    _finish(game, rules.Outcome(rules.Termination.RESIGNATION, _other(colour)), now)
+    _touch(game, now)
+    game.save()
+    publish_game_event(game, "resigned", by=colour)
+    return game
+
+
+@transaction.atomic
+def claim_draw(*, game_id: int, player: AbstractBaseUser) -> Game:
+    """``player`` claims a draw by threefold repetition or the fifty-move rule (ESPOL FINP)."""
+    game = _lock_game(game_id)
+    _colour_in(game, player)
+    _require_active(game)
+    base_fen, history, _ = _repetition_window(game)
+    termination = rules.claimable_draw(base_fen, history)
+    if termination is None:
+        raise errors.NothingToClaim()
+    now = timezone.now()
+    _finish(game, rules.Outcome(termination, None), now)
+    _touch(game, now)
+    game.save()
+    publish_game_event(game, "draw_claimed", termination=termination.value)
+    return game
+
+
+@transaction.atomic
+def abandon_games(*, player: AbstractBaseUser) -> Sequence[Game]:
+    """End each of ``player``'s active games as a loss for them (unsubscribe, revocation)."""
+    ended = []
+    game_ids = list(
+        Game.objects.filter(Q(white=player) | Q(black=player), status=Game.Status.ACTIVE)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    now = timezone.now()
+    for game_id in game_ids:
+        game = _lock_game(game_id)
+        if not game.is_active:
+            continue
+        colour = _colour_in(game, player)
+        _set_request(game, colour, DrawRequest.RESIGNED)
+        _finish(game, rules.Outcome(rules.Termination.ABANDONMENT, _other(colour)), now)
+        _touch(game, now)
+        game.save()
+        publish_game_event(game, "abandoned", by=colour)
+        ended.append(game)
+    # Pending challenges to or from a player who leaves can no longer be answered.
+    for pending in Challenge.objects.select_for_update().filter(
+        Q(challenger=player) | Q(challenged=player), status=Challenge.Status.PENDING
+    ):
+        _close_challenge(pending, Challenge.Status.WITHDRAWN)
+    return ended
+
+
+@transaction.atomic
+def delete_finished_games(*, older_than_days: int) -> int:
+    """Delete games finished more than ``older_than_days`` days ago (AdmChess maintenance).
+
+    Active games are never touched. Returns how many games were deleted.
+    """
+    if older_than_days < 0:
+        raise ValueError("older_than_days must not be negative")
+    cutoff = timezone.now() - dt.timedelta(days=older_than_days)
+    old = Game.objects.filter(status=Game.Status.FINISHED, finished_at__lt=cutoff)
+    Challenge.objects.filter(game__in=old).update(game=None)
+    deleted, per_model = old.delete()
+    return per_model.get("games.Game", 0)

@@ -1,0 +1,31 @@
+"""Ranking reads."""
+
+from __future__ import annotations
+
+from django.db.models import F, QuerySet
+
+from ranking.models import PlayerRecord
+
+SORTABLE = {
+    "wins": ("-wins", "played", "player__username"),
+    "rating": ("-rating", "-wins", "player__username"),
+    "draws": ("-draws", "played", "player__username"),
+    "losses": ("-losses", "played", "player__username"),
+    "played": ("-played", "-wins", "player__username"),
+    "name": ("player__username",),
+}
+
+
+def ranking(*, order: str = "wins") -> QuerySet[PlayerRecord]:
+    """Active players' records, most wins first; ties: fewer games, then name."""
+    return (
+        PlayerRecord.objects.filter(player__is_active=True)
+        .select_related("player")
+        .annotate(played=F("wins") + F("losses") + F("draws"))
+        .order_by(*SORTABLE.get(order, SORTABLE["wins"]))
+    )
+
+
+def top_ten() -> list[PlayerRecord]:
+    """The seed's SRNK: the ten players with most wins."""
+    return list(ranking()[:10])

@@ -1,0 +1,78 @@
+"""Fixtures that read like the domain: players, games started from a challenge, moves."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from games import services
+from games.models import Game
+
+User = get_user_model()
+
+PASSWORD = "correct-horse"
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    # PBKDF2 at production strength costs ~0.5 s a hash; the tests make hundreds.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def make_player(db) -> Callable[..., User]:
+    def make(username: str, password: str = PASSWORD, **fields) -> User:
+        return User.objects.create_user(username=username, password=password, **fields)
+
+    return make
+
+
+@pytest.fixture
+def alice(make_player) -> User:
+    return make_player("alice")
+
+
+@pytest.fixture
+def bob(make_player) -> User:
+    return make_player("bob")
+
+
+@pytest.fixture
+def carol(make_player) -> User:
+    return make_player("carol")
+
+
+@pytest.fixture
+def start_game() -> Callable[[User, User], Game]:
+    """Start a game the way players do: ``black`` challenges, ``white`` accepts as white."""
+
+    def start(white: User, black: User) -> Game:
+        challenge = services.challenge(challenger=black, challenged=white)
+        return services.accept_challenge(challenge_id=challenge.pk, player=white, colour="white")
+
+    return start
+
+
+@pytest.fixture
+def play() -> Callable[..., Game]:
+    """Play moves (UCI or SAN) in order, each by the side to move; returns the fresh game."""
+
+    def play_moves(game: Game, *moves: str) -> Game:
+        for text in moves:
+            game.refresh_from_db()
+            player = game.white if game.colour_to_move == "white" else game.black
+            services.make_move(
+                game_id=game.pk, player=player, move_number=game.next_move_number, move=text
+            )
+        game.refresh_from_db()
+        return game
+
+    return play_moves
+
+
+@pytest.fixture
+def game(alice, bob, start_game) -> Game:
+    """A fresh game: alice has white, bob black."""
+    return start_game(alice, bob)
