@@ -177,7 +177,7 @@ def halfmove_clock(fen: str) -> int:
 
 
 def legal_moves(fen: str) -> dict[str, list[str]]:
-    """Legal destinations per origin square, as the board UI wants them (``{"e2": ["e3", "e4"]}``)."""
+    """Legal destinations per origin square, as the board wants them: ``{"e2": ["e3", "e4"]}``."""
     board = chess.Board(fen)
     dests: dict[str, list[str]] = {}
     for move in board.legal_moves:

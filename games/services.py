@@ -359,5 +359,5 @@ def delete_finished_games(*, older_than_days: int) -> int:
     cutoff = timezone.now() - dt.timedelta(days=older_than_days)
     old = Game.objects.filter(status=Game.Status.FINISHED, finished_at__lt=cutoff)
     Challenge.objects.filter(game__in=old).update(game=None)
-    deleted, per_model = old.delete()
+    _total, per_model = old.delete()
     return per_model.get("games.Game", 0)

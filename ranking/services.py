@@ -29,7 +29,8 @@ def record_result(*, white_id: int, black_id: int, result: str) -> None:
         }
         white, black = records[white_id], records[black_id]
         delta = round(ELO_K * (white_score - expected_score(white.rating, black.rating)))
-        for record, score, change in ((white, white_score, delta), (black, 1 - white_score, -delta)):
+        sides = ((white, white_score, delta), (black, 1 - white_score, -delta))
+        for record, score, change in sides:
             field = {1.0: "wins", 0.0: "losses", 0.5: "draws"}[score]
             PlayerRecord.objects.filter(pk=record.pk).update(
                 **{field: F(field) + 1}, rating=max(100, record.rating + change)

@@ -1,0 +1,3 @@
+"""URLs (filled in by the web pages)."""
+
+urlpatterns: list = []
