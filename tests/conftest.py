@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import os
+
 import pytest
+from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 
 from games import services
@@ -13,6 +16,19 @@ from games.models import Game
 User = get_user_model()
 
 PASSWORD = "correct-horse"
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Tests marked ``postgres`` or ``redis`` skip, with the reason shown, without them."""
+    on_postgres = django_settings.DATABASES["default"]["ENGINE"].endswith("postgresql")
+    on_redis = bool(os.environ.get("REDIS_URL"))
+    skip_pg = pytest.mark.skip(reason="needs PostgreSQL: set DATABASE_URL=postgresql://...")
+    skip_redis = pytest.mark.skip(reason="needs Redis: set REDIS_URL=redis://...")
+    for item in items:
+        if "postgres" in item.keywords and not on_postgres:
+            item.add_marker(skip_pg)
+        if "redis" in item.keywords and not on_redis:
+            item.add_marker(skip_redis)
 
 
 @pytest.fixture(autouse=True)
