@@ -48,7 +48,7 @@ class DemoCredentials:
 
 
 def _credentials_file() -> Path:
-    return Path(getattr(settings, "DEMO_CREDENTIALS_FILE", settings.BASE_DIR / ".demo-admin"))
+    return Path(settings.DEMO_CREDENTIALS_FILE)
 
 
 def ensure_admin() -> str:

@@ -159,6 +159,9 @@ CRISPY_TEMPLATE_PACK = "bootstrap5"
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False
 
+# Where `manage.py seed_demo` keeps the demo administrator's generated password.
+DEMO_CREDENTIALS_FILE = Path(os.environ.get("DEMO_CREDENTIALS_FILE", BASE_DIR / ".demo-admin"))
+
 # The ESPOL TCP gateway (legacy_tcp).
 ESPOL_HOST = os.environ.get("ESPOL_HOST", "127.0.0.1")
 ESPOL_PORT = int(os.environ.get("ESPOL_PORT", "5757"))
