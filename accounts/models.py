@@ -72,9 +72,8 @@ class Preferences(models.Model):
         GREY = "grey", _("grey")
 
     class PieceSet(models.TextChoices):
+        # The vendored board (chessground) ships only the cburnett pieces.
         CBURNETT = "cburnett", "cburnett"
-        MERIDA = "merida", "merida"
-        ALPHA = "alpha", "alpha"
 
     player = models.OneToOneField(
         settings.AUTH_USER_MODEL,
