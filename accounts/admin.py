@@ -1,0 +1,262 @@
+"""AdmChess: subscription requests and player accounts (seed 000, sections 3.6 and 5.2).
+
+Every state change here goes through :mod:`accounts.services`; the admin only chooses
+which rows to act on and reports what happened.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
+
+from accounts import services
+from accounts.models import SubscriptionRequest
+from accounts.validators import username_validator
+from games.errors import DomainError
+from ranking.models import PlayerRecord
+
+User = get_user_model()
+
+admin.site.site_header = "AdmChess — Ajedrez"
+admin.site.site_title = "AdmChess — Ajedrez"
+admin.site.index_title = _("Administration")
+
+
+def _report(
+    modeladmin: admin.ModelAdmin,
+    request: HttpRequest,
+    done: list[str],
+    refused: list[tuple[str, str]],
+    done_message: str,
+) -> None:
+    """One success message for the rows acted on, one warning per refused row."""
+    if done:
+        modeladmin.message_user(
+            request, done_message % {"count": len(done), "names": ", ".join(done)}, messages.SUCCESS
+        )
+    for name, reason in refused:
+        modeladmin.message_user(
+            request,
+            gettext("%(name)s: refused (%(reason)s)") % {"name": name, "reason": reason},
+            messages.WARNING,
+        )
+
+
+@admin.register(SubscriptionRequest)
+class SubscriptionRequestAdmin(admin.ModelAdmin):
+    """Requests come from players and are decided, never edited or added by hand."""
+
+    list_display = (
+        "username",
+        "comment",
+        "email",
+        "created_at",
+        "status",
+        "decided_by",
+        "decided_at",
+    )
+    list_filter = ("status",)
+    search_fields = ("username", "comment", "email")
+    list_select_related = ("decided_by",)
+    date_hierarchy = "created_at"
+    # The password hash is never shown.
+    fields = (
+        "username",
+        "comment",
+        "email",
+        "created_at",
+        "status",
+        "decided_by",
+        "decided_at",
+        "user",
+    )
+    readonly_fields = fields
+    actions = ("approve", "reject")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        # Decided requests are the record of who let whom in.
+        return False
+
+    def has_decide_permission(self, request: HttpRequest) -> bool:
+        opts = self.opts
+        return request.user.has_perm(f"{opts.app_label}.change_{opts.model_name}")
+
+    def _decide(self, request: HttpRequest, queryset: QuerySet, decide, done_message: str) -> None:
+        done: list[str] = []
+        refused: list[tuple[str, str]] = []
+        for pk, username in queryset.order_by("created_at").values_list("pk", "username"):
+            try:
+                decide(request_id=pk, admin=request.user)
+            except DomainError as exc:
+                refused.append((username, exc.message))
+            else:
+                done.append(username)
+        _report(self, request, done, refused, done_message)
+
+    @admin.action(description=_("Approve the selected requests"), permissions=["decide"])
+    def approve(self, request: HttpRequest, queryset: QuerySet) -> None:
+        self._decide(
+            request,
+            queryset,
+            services.approve_subscription,
+            gettext("Approved %(count)d request(s): %(names)s."),
+        )
+
+    @admin.action(description=_("Reject the selected requests"), permissions=["decide"])
+    def reject(self, request: HttpRequest, queryset: QuerySet) -> None:
+        self._decide(
+            request,
+            queryset,
+            services.reject_subscription,
+            gettext("Rejected %(count)d request(s): %(names)s."),
+        )
+
+
+class _ProjectUsernameMixin:
+    """The user names every front door accepts (the wire protocols reserve ``:`` ``,`` ``#``)."""
+
+    def clean_username(self) -> str:
+        username = self.cleaned_data["username"]
+        username_validator(username)
+        others = User.objects.filter(username__iexact=username)
+        if self.instance.pk:
+            others = others.exclude(pk=self.instance.pk)
+        if others.exists():
+            raise forms.ValidationError(gettext("That user name is taken."), code="unique")
+        return username
+
+
+class PlayerCreationForm(_ProjectUsernameMixin, AdminUserCreationForm):
+    class Meta(AdminUserCreationForm.Meta):
+        model = User
+        fields = ("username", "first_name", "last_name", "email")
+
+
+class PlayerChangeForm(_ProjectUsernameMixin, UserChangeForm):
+    class Meta(UserChangeForm.Meta):
+        model = User
+
+
+class PlayerRecordInline(admin.StackedInline):
+    """The player's record, read-only: only finished games change it."""
+
+    model = PlayerRecord
+    fields = ("wins", "losses", "draws", "rating")
+    readonly_fields = fields
+    can_delete = False
+    extra = 0
+    max_num = 1
+    verbose_name_plural = _("record")
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class PlayerAdmin(UserAdmin):
+    """The standard user admin with each player's record and a "revoke access" action."""
+
+    form = PlayerChangeForm
+    add_form = PlayerCreationForm
+    add_fieldsets = (
+        (
+            None,
+            {
+                "classes": ("wide",),
+                "fields": (
+                    "username",
+                    "usable_password",
+                    "password1",
+                    "password2",
+                    "first_name",
+                    "last_name",
+                    "email",
+                ),
+            },
+        ),
+    )
+    list_display = (
+        "username",
+        "first_name",
+        "last_name",
+        "email",
+        "is_active",
+        "is_staff",
+        "wins",
+        "losses",
+        "draws",
+        "rating",
+        "date_joined",
+    )
+    # The record is a reverse one-to-one: one JOIN instead of a query per row.
+    list_select_related = ("record",)
+    list_filter = ("is_active", "is_staff", "is_superuser")
+    actions = ("revoke_access",)
+
+    def get_inlines(self, request: HttpRequest, obj: object = None) -> list:
+        # On the add page the record does not exist yet: the post_save signal creates it.
+        return [PlayerRecordInline] if obj is not None else []
+
+    def _record_value(self, user, field: str) -> int | None:
+        record = getattr(user, "record", None)
+        return None if record is None else getattr(record, field)
+
+    @admin.display(description=_("wins"), ordering="record__wins")
+    def wins(self, user) -> int | None:
+        return self._record_value(user, "wins")
+
+    @admin.display(description=_("losses"), ordering="record__losses")
+    def losses(self, user) -> int | None:
+        return self._record_value(user, "losses")
+
+    @admin.display(description=_("draws"), ordering="record__draws")
+    def draws(self, user) -> int | None:
+        return self._record_value(user, "draws")
+
+    @admin.display(description=_("rating"), ordering="record__rating")
+    def rating(self, user) -> int | None:
+        return self._record_value(user, "rating")
+
+    @admin.action(
+        description=_("Revoke access (deactivate; active games end as losses)"),
+        permissions=["change"],
+    )
+    def revoke_access(self, request: HttpRequest, queryset: QuerySet) -> None:
+        done: list[str] = []
+        refused: list[tuple[str, str]] = []
+        for user in queryset.order_by("username"):
+            if user.pk == request.user.pk:
+                refused.append((user.username, gettext("you cannot revoke your own access")))
+                continue
+            services.revoke_access(player=user)
+            done.append(user.username)
+        _report(
+            self,
+            request,
+            done,
+            refused,
+            ngettext(
+                "Revoked access of %(count)d user: %(names)s.",
+                "Revoked access of %(count)d users: %(names)s.",
+                len(done),
+            ),
+        )

@@ -1,0 +1,234 @@
+"""AdmChess: games, their moves and PGN, challenges, and the "delete finished games" job.
+
+Game state is never edited here: the pages are read-only, and the maintenance job calls
+:func:`games.services.delete_finished_games`, the same as ``manage.py purge_finished_games``.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q, QuerySet
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
+
+from games import selectors, services
+from games.models import Challenge, Game, Move
+
+
+class MoveInline(admin.TabularInline):
+    """The moves of a game, read-only: no add, change or delete, ever."""
+
+    model = Move
+    fields = ("number", "san", "uci", "played_at", "think_seconds", "reverse")
+    readonly_fields = fields
+    ordering = ("number",)
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+class PurgeForm(forms.Form):
+    days = forms.IntegerField(
+        label=_("Delete games finished more than this many days ago"),
+        min_value=0,
+        initial=90,
+    )
+
+
+@admin.register(Game)
+class GameAdmin(admin.ModelAdmin):
+    list_display = (
+        "public_id",
+        "white",
+        "black",
+        "status",
+        "result",
+        "termination",
+        "moves_played",
+        "updated_at",
+    )
+    list_select_related = ("white", "black")
+    list_filter = ("status", "result", "termination")
+    search_fields = ("white__username", "black__username")
+    search_help_text = _("A game number (P0000042) or a player's name.")
+    ordering = ("-updated_at", "-pk")
+    fields = (
+        "public_id",
+        "white",
+        "black",
+        "status",
+        "result",
+        "termination",
+        "created_at",
+        "updated_at",
+        "finished_at",
+        "white_request",
+        "black_request",
+        "fen",
+        "next_move_number",
+        "version",
+        "pgn",
+    )
+    readonly_fields = fields
+    inlines = (MoveInline,)
+
+    # ---------------------------------------------------------------- permissions
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        # Games start when a challenge is accepted, through the service layer.
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Game | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Game | None = None) -> bool:
+        if obj is not None and obj.is_active:
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def get_actions(self, request: HttpRequest) -> dict:
+        # Bulk deletion would bypass the one-by-one check above; old finished games go
+        # through the maintenance job instead.
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
+
+    # ---------------------------------------------------------------- list and search
+
+    @admin.display(description=_("game"), ordering="pk")
+    def public_id(self, game: Game) -> str:
+        return game.public_id
+
+    @admin.display(description=_("moves"), ordering="next_move_number")
+    def moves_played(self, game: Game) -> int:
+        return game.next_move_number - 1
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet, search_term: str
+    ) -> tuple[QuerySet, bool]:
+        results, may_have_duplicates = super().get_search_results(
+            request, queryset, search_term
+        )
+        game_pk = Game.pk_from_public_id(search_term) if search_term else None
+        if game_pk is not None:
+            results = queryset.filter(Q(pk=game_pk) | Q(pk__in=results.values("pk")))
+        return results, may_have_duplicates
+
+    # ---------------------------------------------------------------- change page
+
+    @admin.display(description="PGN")
+    def pgn(self, game: Game) -> str:
+        url = reverse("admin:games_game_pgn", args=[game.pk])
+        return format_html(
+            '<pre class="pgn">{}</pre><a href="{}" download>{}</a>',
+            selectors.game_pgn(game),
+            url,
+            gettext("Download PGN"),
+        )
+
+    # ---------------------------------------------------------------- extra views
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None):
+        extra_context = {**(extra_context or {}), "can_purge": self.has_delete_permission(request)}
+        return super().changelist_view(request, extra_context)
+
+    def get_urls(self) -> list:
+        info = self.opts.app_label, self.opts.model_name
+        return [
+            path(
+                "purge/",
+                self.admin_site.admin_view(self.purge_view),
+                name="{}_{}_purge".format(*info),
+            ),
+            path(
+                "<path:object_id>/pgn/",
+                self.admin_site.admin_view(self.pgn_view),
+                name="{}_{}_pgn".format(*info),
+            ),
+            *super().get_urls(),
+        ]
+
+    def pgn_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        try:
+            pk = int(object_id)
+        except ValueError as exc:
+            raise Http404 from exc
+        game = get_object_or_404(Game.objects.select_related("white", "black"), pk=pk)
+        response = HttpResponse(
+            selectors.game_pgn(game), content_type="application/x-chess-pgn; charset=utf-8"
+        )
+        response["Content-Disposition"] = f'attachment; filename="{game.public_id}.pgn"'
+        return response
+
+    def purge_view(self, request: HttpRequest) -> HttpResponse:
+        if not self.has_delete_permission(request):
+            raise PermissionDenied
+        form = PurgeForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            days = form.cleaned_data["days"]
+            deleted = services.delete_finished_games(older_than_days=days)
+            self.message_user(
+                request,
+                ngettext(
+                    "Deleted %(count)d game finished more than %(days)d days ago.",
+                    "Deleted %(count)d games finished more than %(days)d days ago.",
+                    deleted,
+                )
+                % {"count": deleted, "days": days},
+                messages.SUCCESS,
+            )
+            return HttpResponseRedirect(reverse("admin:games_game_changelist"))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": gettext("Delete finished games"),
+            "form": form,
+            "finished_count": Game.objects.filter(status=Game.Status.FINISHED).count(),
+        }
+        return TemplateResponse(request, "admin/games/game/purge.html", context)
+
+
+@admin.register(Challenge)
+class ChallengeAdmin(admin.ModelAdmin):
+    """Challenges are made and answered by players: read-only here."""
+
+    list_display = ("challenger", "challenged", "status", "created_at", "decided_at", "game_link")
+    list_select_related = ("challenger", "challenged")
+    list_filter = ("status",)
+    search_fields = ("challenger__username", "challenged__username")
+    date_hierarchy = "created_at"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    @admin.display(description=_("game"), ordering="game")
+    def game_link(self, challenge: Challenge) -> str:
+        if challenge.game_id is None:
+            return "—"
+        url = reverse("admin:games_game_change", args=[challenge.game_id])
+        return format_html('<a href="{}">{}</a>', url, f"P{challenge.game_id:07d}")
+
