@@ -49,9 +49,7 @@ def _action(client: Client, url: str, action: str, pks: list[int]):
 def _finished_game(start_game, white, black, *, days_ago: float) -> Game:
     game = start_game(white, black)
     services.resign(game_id=game.pk, player=black)
-    Game.objects.filter(pk=game.pk).update(
-        finished_at=timezone.now() - dt.timedelta(days=days_ago)
-    )
+    Game.objects.filter(pk=game.pk).update(finished_at=timezone.now() - dt.timedelta(days=days_ago))
     return game
 
 
