@@ -1,5 +1,12 @@
-"""WebSocket routes."""
+"""WebSocket routes: a game's live page and a player's own pages."""
 
 from __future__ import annotations
 
-websocket_urlpatterns: list = []
+from django.urls import path
+
+from games import consumers
+
+websocket_urlpatterns = [
+    path("ws/games/<int:game_id>/", consumers.GameConsumer.as_asgi()),
+    path("ws/player/", consumers.PlayerConsumer.as_asgi()),
+]

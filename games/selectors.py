@@ -124,3 +124,19 @@ def game_pgn(game: Game) -> str:
         )
         comment = game.get_termination_display()
     return rules.pgn(headers, ucis, result=game.result, termination_comment=comment)
+
+
+def claimable_draw(game: Game) -> str | None:
+    """The draw either player could claim now (``"threefold_repetition"``,
+    ``"fifty_moves"``), or ``None``; always ``None`` for a finished game.
+
+    Reads the same window of moves as :func:`games.services.claim_draw`, so the page
+    offers a claim exactly when the service would grant it (one query, ≤151 rows).
+    """
+    if not game.is_active:
+        return None
+    from games.services import _repetition_window  # the claim's own window, not a copy
+
+    base_fen, history, _ = _repetition_window(game)
+    termination = rules.claimable_draw(base_fen, history)
+    return None if termination is None else termination.value

@@ -1,0 +1,256 @@
+"""WebSocket consumers: a game's live page (``ws/games/<id>/``) and a player's pages
+(``ws/player/``).
+
+They authenticate from the session, join the channel-layer groups that
+:mod:`games.events` publishes to, relay those events, and hand each action to
+:mod:`games.services`. No chess rules here: a domain error becomes an error frame and
+nothing changes on the server.
+
+Every game event carries the game's ``version`` (one more per state change). A page
+applies an event only when it is the next version; on a gap it sends ``sync`` and gets
+a snapshot of everything after what it has, so a reconnecting page misses nothing and
+doubles nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import deque
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from games import errors, rules, selectors, services
+from games.events import game_group, player_group
+from games.views import snapshot
+
+# lichess's limits: a frame over 8 KiB is no honest message; 100 messages in 20 s is
+# more than anyone moves by hand.
+MAX_FRAME_BYTES = 8 * 1024
+RATE_LIMIT_MESSAGES = 100
+RATE_LIMIT_SECONDS = 20.0
+
+# Close codes (4000–4999 are free for applications).
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_NOT_FOUND = 4404
+CLOSE_FRAME_TOO_LARGE = 1009
+CLOSE_RATE_LIMITED = 4429
+
+
+def error_frame(code: str, message: str, **details: Any) -> dict[str, Any]:
+    return {"type": "error", "code": code, "message": message, **details}
+
+
+class LimitedJsonConsumer(AsyncWebsocketConsumer):
+    """Session-authenticated JSON socket with a frame-size cap and a per-socket rate cap.
+
+    Subclasses implement :meth:`handle` for parsed messages (dicts with a ``type``).
+    """
+
+    user: Any
+
+    async def connect(self) -> None:
+        self.user = self.scope.get("user")
+        self.recent: deque[float] = deque()
+        if self.user is None or not self.user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        await self.join()
+
+    async def join(self) -> None:
+        raise NotImplementedError
+
+    async def send_json(self, content: dict[str, Any]) -> None:
+        await self.send(text_data=json.dumps(content))
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        size = len(text_data.encode()) if text_data is not None else len(bytes_data or b"")
+        if size > MAX_FRAME_BYTES:
+            await self.send_json(
+                error_frame(
+                    "frame_too_large",
+                    f"A message may be at most {MAX_FRAME_BYTES} bytes.",
+                )
+            )
+            await self.close(code=CLOSE_FRAME_TOO_LARGE)
+            return
+        now = time.monotonic()
+        while self.recent and now - self.recent[0] > RATE_LIMIT_SECONDS:
+            self.recent.popleft()
+        self.recent.append(now)
+        if len(self.recent) > RATE_LIMIT_MESSAGES:
+            await self.send_json(
+                error_frame(
+                    "rate_limited",
+                    f"At most {RATE_LIMIT_MESSAGES} messages per {RATE_LIMIT_SECONDS:g} s.",
+                )
+            )
+            await self.close(code=CLOSE_RATE_LIMITED)
+            return
+        if text_data is None:
+            await self.send_json(error_frame("not_text", "Messages are JSON text frames."))
+            return
+        try:
+            message = json.loads(text_data)
+        except ValueError:
+            await self.send_json(error_frame("malformed_json", "The message is not JSON."))
+            return
+        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+            await self.send_json(
+                error_frame("missing_type", "A message is a JSON object with a 'type'.")
+            )
+            return
+        await self.handle(message)
+
+    async def handle(self, message: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+
+def _int_field(message: dict[str, Any], name: str, *, required: bool = True) -> int | None:
+    value = message.get(name)
+    if value is None and not required:
+        return None
+    # bool is an int in Python: refuse it, it is never a move number.
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(name)
+    return value
+
+
+class GameConsumer(LimitedJsonConsumer):
+    """One game's page: players act on it, anyone logged in may watch."""
+
+    game_id: int
+    is_player: bool
+
+    async def join(self) -> None:
+        self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
+        try:
+            game = await database_sync_to_async(selectors.game)(self.game_id)
+        except errors.GameNotFound:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        self.is_player = game.colour_of(self.user.pk) is not None
+        # Join before reading the snapshot: an event published in between is then both
+        # in the snapshot and queued, and the page drops the copy by its version.
+        await self.channel_layer.group_add(game_group(self.game_id), self.channel_name)
+        self.joined = True
+        await self.accept()
+        await self.send_snapshot(after=0)
+
+    async def disconnect(self, code: int) -> None:
+        if getattr(self, "joined", False):
+            await self.channel_layer.group_discard(game_group(self.game_id), self.channel_name)
+
+    async def send_snapshot(self, *, after: int) -> None:
+        def read() -> dict[str, Any]:
+            return snapshot(selectors.game(self.game_id), viewer_id=self.user.pk, after=after)
+
+        await self.send_json(await database_sync_to_async(read)())
+
+    async def handle(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        handler = {
+            "move": self.do_move,
+            "draw_offer": self.do_draw_offer,
+            "draw_answer": self.do_draw_answer,
+            "resign": self.do_resign,
+            "claim_draw": self.do_claim_draw,
+            "sync": self.do_sync,
+        }.get(kind)
+        if handler is None:
+            await self.send_json(error_frame("unknown_type", f"Unknown message type {kind!r}."))
+            return
+        try:
+            await handler(message)
+        except (ValueError, TypeError) as exc:
+            await self.send_json(
+                error_frame(
+                    "invalid_message", f"Missing or invalid field {exc.args[0]!r}.", action=kind
+                )
+            )
+        except errors.DomainError as error:
+            await self.send_json({"type": "error", "action": kind, **error.as_dict()})
+
+    async def act(self, kind: str, service: Any, **kwargs: Any) -> None:
+        result = await database_sync_to_async(service)(
+            game_id=self.game_id, player=self.user, **kwargs
+        )
+        # make_move returns the Move, whose game is the saved, bumped instance.
+        game = getattr(result, "game", result)
+        await self.send_json({"type": "ack", "action": kind, "version": game.version})
+
+    async def do_move(self, message: dict[str, Any]) -> None:
+        number = _int_field(message, "number")
+        text = message.get("move")
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError("move")
+        await self.act("move", services.make_move, move_number=number, move=text)
+
+    async def do_draw_offer(self, message: dict[str, Any]) -> None:
+        await self.act("draw_offer", services.offer_draw)
+
+    async def do_draw_answer(self, message: dict[str, Any]) -> None:
+        accept = message.get("accept")
+        if not isinstance(accept, bool):
+            raise ValueError("accept")
+        await self.act("draw_answer", services.answer_draw, accept=accept)
+
+    async def do_resign(self, message: dict[str, Any]) -> None:
+        await self.act("resign", services.resign)
+
+    async def do_claim_draw(self, message: dict[str, Any]) -> None:
+        await self.act("claim_draw", services.claim_draw)
+
+    async def do_sync(self, message: dict[str, Any]) -> None:
+        _int_field(message, "version")
+        after = _int_field(message, "after", required=False) or 0
+        await self.send_snapshot(after=after)
+
+    async def game_event(self, event: dict[str, Any]) -> None:
+        """Relay an event of :mod:`games.events`, with what the page needs next: the
+        legal destinations and, for players after a move, whether a draw is claimable."""
+        frame = {k: v for k, v in event.items() if k != "type"}
+        frame["type"] = "event"
+        state = event["game"]
+        active = state["status"] == "active"
+        frame["dests"] = rules.legal_moves(state["fen"]) if active else {}
+        if self.is_player and active:
+
+            def claimable() -> str | None:
+                return selectors.claimable_draw(selectors.game(self.game_id))
+
+            frame["claimable"] = await database_sync_to_async(claimable)()
+        else:
+            frame["claimable"] = None
+        await self.send_json(frame)
+
+
+class PlayerConsumer(LimitedJsonConsumer):
+    """A player's own pages (the dashboard): events of their games and challenges."""
+
+    async def join(self) -> None:
+        self.group = player_group(self.user.pk)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        self.joined = True
+        await self.accept()
+        await self.send_json({"type": "hello", "player": self.user.get_username()})
+
+    async def disconnect(self, code: int) -> None:
+        if getattr(self, "joined", False):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def handle(self, message: dict[str, Any]) -> None:
+        if message["type"] == "ping":
+            await self.send_json({"type": "pong"})
+            return
+        await self.send_json(
+            error_frame("unknown_type", f"Unknown message type {message['type']!r}.")
+        )
+
+    async def game_event(self, event: dict[str, Any]) -> None:
+        await self.send_json({**event, "type": "event", "kind": "game"})
+
+    async def challenge_event(self, event: dict[str, Any]) -> None:
+        await self.send_json({**event, "type": "event", "kind": "challenge"})

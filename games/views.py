@@ -1,0 +1,299 @@
+"""The game page and its HTTP actions.
+
+Each action parses its form, calls one :mod:`games.services` function and turns the
+result or the domain error into a response: JSON for the page's own scripts (which ask
+with ``Accept: application/json``), a message and a redirect for a plain form post. The
+same actions also travel over the WebSocket (:mod:`games.consumers`); these are the
+fallback that keeps the page usable without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.models import Preferences
+from games import errors, rules, selectors, services
+from games.events import game_state, move_state
+from games.models import Game
+
+# How each domain error reads over HTTP. Anything not listed is a plain 400.
+ERROR_STATUS: dict[type[errors.DomainError], int] = {
+    errors.GameNotFound: 404,
+    errors.NotAPlayer: 403,
+    errors.NotYourTurn: 409,
+    errors.WrongMoveNumber: 409,
+    errors.GameFinished: 409,
+    errors.DrawOfferPending: 409,
+    errors.NoDrawOffer: 409,
+    errors.NothingToClaim: 409,
+    errors.InvalidMove: 400,
+    errors.IllegalMove: 422,
+}
+
+
+def error_status(error: errors.DomainError) -> int:
+    return ERROR_STATUS.get(type(error), 400)
+
+
+class MoveForm(forms.Form):
+    number = forms.IntegerField(min_value=1, max_value=100_000)
+    move = forms.CharField(
+        max_length=10, strip=True, label=gettext_lazy("Move (SAN or UCI)")
+    )
+
+
+class DrawAnswerForm(forms.Form):
+    accept = forms.TypedChoiceField(
+        choices=[("yes", "yes"), ("no", "no")], coerce=lambda v: v == "yes"
+    )
+
+
+# ----------------------------------------------------------------------------- reads
+
+
+def snapshot(game: Game, *, viewer_id: int, after: int = 0) -> dict[str, Any]:
+    """What a page needs to draw the game: state, moves after ``after``, legal
+    destinations and whether a draw can be claimed. The same shape travels over the
+    WebSocket, so the page has one way to apply it."""
+    is_player = game.colour_of(viewer_id) is not None
+    return {
+        "type": "snapshot",
+        "version": game.version,
+        "game": game_state(game),
+        "after": after,
+        "moves": [move_state(m) for m in selectors.moves(game.pk, after=after)],
+        "dests": rules.legal_moves(game.fen) if game.is_active else {},
+        "claimable": (selectors.claimable_draw(game) if is_player else None),
+    }
+
+
+def _preferences(user: Any) -> Preferences:
+    found = Preferences.objects.filter(player=user).first()
+    return found or Preferences(player=user)
+
+
+def _game_or_404(pk: int) -> Game:
+    try:
+        return selectors.game(pk)
+    except errors.GameNotFound as exc:
+        raise Http404(exc.message) from exc
+
+
+def _js_strings() -> dict[str, str]:
+    return {
+        "connected": _("connected"),
+        "connecting": _("connecting…"),
+        "offline": _("offline — reconnecting"),
+        "white": _("white"),
+        "black": _("black"),
+        "spectator": _("spectator"),
+        "yourTurn": _("your turn"),
+        "theirTurn": _("opponent's turn"),
+        "drawOffered": _("%(player)s offers a draw."),
+        "youOffered": _("You offered a draw; waiting for the answer."),
+        "moveNumber": _("move"),
+        "lastMoveTook": _("last move took"),
+        "copied": _("Copied."),
+        "inProgress": _("in progress"),
+        "whiteWins": _("White wins"),
+        "blackWins": _("Black wins"),
+        "draw": _("Draw"),
+        "confirmResign": _("Resign this game?"),
+    }
+
+
+@login_required
+@require_GET
+def game_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """The game page: board, moves, status bar and actions; read-only for watchers."""
+    game = _game_or_404(pk)
+    my_colour = game.colour_of(request.user.pk)
+    prefs = _preferences(request.user)
+    orientation = prefs.orientation
+    if orientation == Preferences.Orientation.AUTO:
+        orientation = my_colour or rules.WHITE
+    data = snapshot(game, viewer_id=request.user.pk)
+    data.update(
+        {
+            "me": {"username": request.user.get_username(), "colour": my_colour},
+            "prefs": {
+                "orientation": orientation,
+                "coordinates": prefs.show_coordinates,
+                "sound": prefs.sound,
+                "statusBar": prefs.show_status_bar,
+                "theme": prefs.board_theme,
+                "pieces": prefs.piece_set,
+            },
+            "urls": {
+                "ws": f"/ws/games/{game.pk}/",
+                "state": reverse("game_state", args=[game.pk]),
+                "move": reverse("game_move", args=[game.pk]),
+                "drawOffer": reverse("game_draw_offer", args=[game.pk]),
+                "drawAnswer": reverse("game_draw_answer", args=[game.pk]),
+                "resign": reverse("game_resign", args=[game.pk]),
+                "claimDraw": reverse("game_claim_draw", args=[game.pk]),
+                "pgn": reverse("game_pgn", args=[game.pk]),
+            },
+            "strings": _js_strings(),
+            "terminations": {value: str(label) for value, label in Game.Termination.choices},
+        }
+    )
+    return render(
+        request,
+        "games/detail.html",
+        {
+            "game": game,
+            "my_colour": my_colour,
+            "is_player": my_colour is not None,
+            "prefs": prefs,
+            "orientation": orientation,
+            "game_data": data,
+            "moves": data["moves"],
+            "claimable": data["claimable"],
+            "move_form": MoveForm(initial={"number": game.next_move_number}),
+        },
+    )
+
+
+@login_required
+@require_GET
+def game_state_view(request: HttpRequest, pk: int) -> JsonResponse:
+    """The snapshot as JSON (``?after=n``: only moves after n): the page polls it when
+    the WebSocket is down."""
+    game = _game_or_404(pk)
+    try:
+        after = max(0, int(request.GET.get("after", "0")))
+    except ValueError:
+        return JsonResponse(
+            {"type": "error", "code": "invalid_after", "message": _("'after' must be a number.")},
+            status=400,
+        )
+    return JsonResponse(snapshot(game, viewer_id=request.user.pk, after=after))
+
+
+@login_required
+@require_GET
+def game_pgn(request: HttpRequest, pk: int) -> HttpResponse:
+    """The game as a PGN file named after its public id."""
+    game = _game_or_404(pk)
+    response = HttpResponse(
+        selectors.game_pgn(game), content_type="application/x-chess-pgn; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{game.public_id}.pgn"'
+    return response
+
+
+# ----------------------------------------------------------------------------- actions
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+def _act(
+    request: HttpRequest, pk: int, action: Callable[[], Any], done: str
+) -> HttpResponse:
+    """Run ``action`` (one service call) and answer in the caller's format."""
+    try:
+        action()
+    except errors.DomainError as error:
+        if _wants_json(request):
+            return JsonResponse({"type": "error", **error.as_dict()}, status=error_status(error))
+        if isinstance(error, errors.GameNotFound):
+            raise Http404(error.message) from error
+        messages.error(request, error.message)
+        return redirect("game_detail", pk=pk)
+    if _wants_json(request):
+        # Moves after what the page says it has (``after``), so a page that missed
+        # events while its socket was down catches up in the same answer.
+        try:
+            after = max(0, int(request.POST.get("after", "0")))
+        except ValueError:
+            after = 0
+        game = selectors.game(pk)
+        return JsonResponse(snapshot(game, viewer_id=request.user.pk, after=after))
+    messages.success(request, done)
+    return redirect("game_detail", pk=pk)
+
+
+def _form_error(request: HttpRequest, pk: int, form: forms.Form) -> HttpResponse:
+    text = " ".join(f"{name}: {' '.join(errs)}" for name, errs in form.errors.items())
+    if _wants_json(request):
+        return JsonResponse(
+            {"type": "error", "code": "invalid_form", "message": text, "fields": form.errors},
+            status=400,
+        )
+    messages.error(request, text)
+    return redirect("game_detail", pk=pk)
+
+
+@login_required
+@require_POST
+def game_move(request: HttpRequest, pk: int) -> HttpResponse:
+    form = MoveForm(request.POST)
+    if not form.is_valid():
+        return _form_error(request, pk, form)
+    return _act(
+        request,
+        pk,
+        lambda: services.make_move(
+            game_id=pk,
+            player=request.user,
+            move_number=form.cleaned_data["number"],
+            move=form.cleaned_data["move"],
+        ),
+        _("Move played."),
+    )
+
+
+@login_required
+@require_POST
+def game_draw_offer(request: HttpRequest, pk: int) -> HttpResponse:
+    return _act(
+        request, pk, lambda: services.offer_draw(game_id=pk, player=request.user),
+        _("Draw offered."),
+    )
+
+
+@login_required
+@require_POST
+def game_draw_answer(request: HttpRequest, pk: int) -> HttpResponse:
+    form = DrawAnswerForm(request.POST)
+    if not form.is_valid():
+        return _form_error(request, pk, form)
+    accept = form.cleaned_data["accept"]
+    return _act(
+        request,
+        pk,
+        lambda: services.answer_draw(game_id=pk, player=request.user, accept=accept),
+        _("Draw accepted.") if accept else _("Draw declined."),
+    )
+
+
+@login_required
+@require_POST
+def game_resign(request: HttpRequest, pk: int) -> HttpResponse:
+    return _act(
+        request, pk, lambda: services.resign(game_id=pk, player=request.user),
+        _("You resigned."),
+    )
+
+
+@login_required
+@require_POST
+def game_claim_draw(request: HttpRequest, pk: int) -> HttpResponse:
+    return _act(
+        request, pk, lambda: services.claim_draw(game_id=pk, player=request.user),
+        _("Draw claimed."),
+    )

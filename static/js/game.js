@@ -1,0 +1,539 @@
+// The game page: board (chessground), move list with replay, status bar, actions, and
+// the live connection. The server is the only judge of chess: it sends the legal
+// destinations with every state, and the board only offers those.
+//
+// Live protocol (games/consumers.py): the socket sends a "snapshot" on connect and on
+// "sync"; then "event" frames, each with the game's version. An event is applied only
+// when it is the next version; an older one is a copy and is dropped, a newer one means
+// something was missed and the page asks for a sync. Without a socket the page polls the
+// state URL and posts its actions over plain HTTP.
+import { Chessground } from "../vendor/chessground/dist/chessground.js";
+
+const STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+const POLL_MS = 5000;
+
+const root = document.getElementById("game");
+const data = JSON.parse(document.getElementById("game-data").textContent);
+const S = data.strings;
+const me = data.me.colour; // "white", "black", or null for a watcher
+
+const state = {
+  game: data.game,
+  moves: data.moves,
+  version: data.version,
+  dests: data.dests,
+  claimable: data.claimable,
+  ply: data.moves.length, // the position shown; moves.length = live
+  orientation: data.prefs.orientation,
+  pending: false,
+  connection: "connecting",
+};
+
+let ws = null;
+let reconnectAttempts = 0;
+let reconnectTimer = null;
+let pollTimer = null;
+
+const $ = (sel) => document.querySelector(sel);
+
+// ------------------------------------------------------------------ board
+
+const ground = Chessground(document.getElementById("board"), {
+  fen: STARTING_FEN,
+  orientation: state.orientation,
+  coordinates: data.prefs.coordinates,
+  autoCastle: true,
+  highlight: { lastMove: true, check: true },
+  animation: { enabled: true, duration: 180 },
+  premovable: { enabled: false },
+  draggable: { enabled: true, showGhost: true },
+  selectable: { enabled: true },
+  movable: {
+    free: false,
+    showDests: true,
+    color: undefined,
+    events: { after: onBoardMove },
+  },
+  drawable: { enabled: true },
+});
+
+function fenAt(ply) {
+  return ply === 0 ? STARTING_FEN : state.moves[ply - 1].fen_after;
+}
+
+function turnOf(fen) {
+  return fen.split(" ")[1] === "w" ? "white" : "black";
+}
+
+function destsMap(dests) {
+  return new Map(Object.entries(dests || {}));
+}
+
+function isLive() {
+  return state.ply === state.moves.length;
+}
+
+function canMove() {
+  const g = state.game;
+  return (
+    isLive() &&
+    me !== null &&
+    !state.pending &&
+    g.status === "active" &&
+    g.turn === me &&
+    !g.draw_offer_by
+  );
+}
+
+function renderBoard() {
+  const fen = fenAt(state.ply);
+  const last = state.ply > 0 ? state.moves[state.ply - 1] : null;
+  const movable = canMove();
+  ground.set({
+    fen,
+    turnColor: turnOf(fen),
+    orientation: state.orientation,
+    lastMove: last ? [last.uci.slice(0, 2), last.uci.slice(2, 4)] : undefined,
+    check: last ? /[+#]$/.test(last.san) : false,
+    movable: {
+      color: movable ? me : undefined,
+      dests: movable ? destsMap(state.dests) : new Map(),
+    },
+  });
+  root.dataset.canMove = movable ? "true" : "false";
+}
+
+// ------------------------------------------------------------------ promotion
+
+function isPromotion(orig, dest) {
+  const piece = ground.state.pieces.get(dest);
+  return piece && piece.role === "pawn" && (dest[1] === "8" || dest[1] === "1");
+}
+
+function choosePromotion(colour) {
+  const picker = $("#promotion");
+  picker.querySelectorAll("piece").forEach((p) => {
+    p.classList.remove("white", "black");
+    p.classList.add(colour);
+  });
+  picker.classList.remove("d-none");
+  picker.querySelector(".promotion-choice").focus();
+  return new Promise((resolve) => {
+    const done = (letter) => {
+      picker.classList.add("d-none");
+      picker.removeEventListener("click", onClick);
+      document.removeEventListener("keydown", onKey, true);
+      resolve(letter);
+    };
+    const onClick = (e) => {
+      const button = e.target.closest("button[data-piece]");
+      if (button) done(button.dataset.piece || null);
+    };
+    const onKey = (e) => {
+      if (e.key === "Escape") done(null);
+    };
+    picker.addEventListener("click", onClick);
+    document.addEventListener("keydown", onKey, true);
+  });
+}
+
+async function onBoardMove(orig, dest) {
+  let uci = orig + dest;
+  if (isPromotion(orig, dest)) {
+    const letter = await choosePromotion(me);
+    if (!letter) {
+      render(); // cancelled: put the pawn back
+      return;
+    }
+    uci += letter;
+  }
+  sendMove(uci);
+}
+
+function sendMove(text) {
+  state.pending = true;
+  renderBoard();
+  send("move", { number: state.game.next_move_number, move: text });
+}
+
+// ------------------------------------------------------------------ rendering
+
+function formatSeconds(total) {
+  if (total < 60) return `${total} s`;
+  const minutes = Math.floor(total / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ${minutes % 60} min`;
+  return `${Math.floor(hours / 24)} d ${hours % 24} h`;
+}
+
+function renderMoves() {
+  const list = $("#move-list");
+  list.replaceChildren();
+  let li = null;
+  for (const move of state.moves) {
+    if (move.number % 2 === 1) {
+      li = document.createElement("li");
+      li.className = "move-pair";
+      const no = document.createElement("span");
+      no.className = "move-no";
+      no.textContent = `${(move.number + 1) / 2}.`;
+      li.append(no);
+      list.append(li);
+    }
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "move" + (move.number === state.ply ? " current" : "");
+    button.dataset.ply = move.number;
+    button.textContent = move.san;
+    if (move.number === state.ply) button.setAttribute("aria-current", "step");
+    li.append(button);
+  }
+  const current = list.querySelector(".current");
+  if (current) current.scrollIntoView({ block: "nearest" });
+}
+
+function resultText(g) {
+  const who =
+    g.result === "1-0" ? S.whiteWins : g.result === "0-1" ? S.blackWins : S.draw;
+  const how = data.terminations[g.termination] || g.termination;
+  return `${g.result} · ${who} · ${how}`;
+}
+
+function renderPanels() {
+  const g = state.game;
+  const active = g.status === "active";
+  const banner = $("#result-banner");
+  banner.classList.toggle("d-none", active);
+  banner.classList.toggle("alert-info", !active);
+  if (!active) banner.textContent = resultText(g);
+
+  const drawBanner = $("#draw-banner");
+  const offerBy = active ? g.draw_offer_by : null;
+  if (offerBy && offerBy === me) {
+    drawBanner.textContent = S.youOffered;
+  } else if (offerBy) {
+    drawBanner.textContent = S.drawOffered.replace("%(player)s", g[offerBy]);
+  }
+  drawBanner.classList.toggle("d-none", !offerBy);
+
+  const actions = $("#actions");
+  if (actions) {
+    actions.classList.toggle("d-none", !active);
+    $("#draw-answer").classList.toggle("d-none", !(offerBy && offerBy !== me));
+    $("#btn-draw-offer").closest("form").classList.toggle("d-none", Boolean(offerBy));
+    $("#claim-form").classList.toggle("d-none", !state.claimable);
+    $("#move-form [name=number]").value = g.next_move_number;
+  }
+  $("#fen").value = fenAt(state.ply);
+}
+
+function renderStatus() {
+  const conn = $("#status-connection");
+  conn.dataset.state = state.connection;
+  conn.querySelector(".conn-text").textContent = S[state.connection];
+  const g = state.game;
+  $("#status-colour").textContent = me ? S[me] : S.spectator;
+  $("#status-players").textContent = `${g.white} – ${g.black}`;
+  const moveNo = Math.floor((g.next_move_number + 1) / 2);
+  $("#status-move").textContent = `${S.moveNumber} ${moveNo}`;
+  const last = state.moves[state.moves.length - 1];
+  $("#status-think").textContent = last
+    ? `${S.lastMoveTook} ${formatSeconds(last.think_seconds)}`
+    : "";
+  const turn = $("#status-turn");
+  if (g.status === "active" && me) {
+    turn.textContent = g.turn === me ? S.yourTurn : S.theirTurn;
+    turn.classList.toggle("my-turn", g.turn === me);
+  } else {
+    turn.textContent = "";
+  }
+}
+
+function render() {
+  renderBoard();
+  renderMoves();
+  renderPanels();
+  renderStatus();
+}
+
+function showError(message) {
+  const box = $("#game-error");
+  box.textContent = message;
+  box.classList.remove("d-none");
+  clearTimeout(showError.timer);
+  showError.timer = setTimeout(() => box.classList.add("d-none"), 6000);
+}
+
+function clearError() {
+  $("#game-error").classList.add("d-none");
+}
+
+// ------------------------------------------------------------------ applying server state
+
+function applySnapshot(snap) {
+  const wasLive = isLive();
+  if (snap.after === 0) {
+    state.moves = snap.moves;
+  } else {
+    for (const move of snap.moves) {
+      if (move.number === state.moves.length + 1) state.moves.push(move);
+    }
+  }
+  if (snap.version >= state.version) {
+    state.version = snap.version;
+    state.game = snap.game;
+    state.dests = snap.dests;
+    state.claimable = snap.claimable;
+  }
+  state.pending = false;
+  if (wasLive || state.ply > state.moves.length) state.ply = state.moves.length;
+  render();
+}
+
+function playSound() {
+  if (!data.prefs.sound) return;
+  const audio = new Audio(root.dataset.soundUrl);
+  audio.volume = 0.6;
+  audio.play().catch(() => {}); // autoplay may be refused before any click: no matter
+}
+
+function applyEvent(event) {
+  if (event.version <= state.version) return; // a copy of something we have
+  if (event.version > state.version + 1) {
+    requestSync();
+    return;
+  }
+  const wasLive = isLive();
+  if (event.move) {
+    if (event.move.number !== state.moves.length + 1) {
+      requestSync();
+      return;
+    }
+    state.moves.push(event.move);
+    const moverColour = event.move.number % 2 === 1 ? "white" : "black";
+    if (me && moverColour !== me) playSound();
+  }
+  state.version = event.version;
+  state.game = event.game;
+  state.dests = event.dests;
+  state.claimable = event.claimable;
+  if (event.event === "move" || event.game.status !== "active") state.pending = false;
+  if (wasLive) state.ply = state.moves.length;
+  root.dataset.version = state.version;
+  render();
+}
+
+function requestSync() {
+  if (ws && ws.readyState === WebSocket.OPEN) {
+    ws.send(JSON.stringify({ type: "sync", version: state.version, after: state.moves.length }));
+  } else {
+    poll();
+  }
+}
+
+// ------------------------------------------------------------------ connection
+
+function setConnection(name) {
+  state.connection = name;
+  root.dataset.connection = name;
+  renderStatus();
+}
+
+function connect() {
+  clearTimeout(reconnectTimer);
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  setConnection("connecting");
+  ws = new WebSocket(`${scheme}//${location.host}${data.urls.ws}`);
+  ws.addEventListener("open", () => {
+    reconnectAttempts = 0;
+    stopPolling();
+    setConnection("connected");
+  });
+  ws.addEventListener("message", (e) => {
+    let msg;
+    try {
+      msg = JSON.parse(e.data);
+    } catch {
+      return;
+    }
+    if (msg.type === "snapshot") applySnapshot(msg);
+    else if (msg.type === "event") applyEvent(msg);
+    else if (msg.type === "ack") clearError();
+    else if (msg.type === "error") onActionError(msg);
+  });
+  ws.addEventListener("close", (e) => {
+    ws = null;
+    setConnection("offline");
+    if (e.code === 4401 || e.code === 4404) return; // logged out or no such game
+    startPolling();
+    // Back off 0.5 s, 1 s, 2 s … up to 30 s, with jitter so pages do not stampede.
+    const delay = Math.min(30000, 500 * 2 ** reconnectAttempts) * (0.75 + Math.random() / 2);
+    reconnectAttempts += 1;
+    reconnectTimer = setTimeout(connect, delay);
+  });
+}
+
+function startPolling() {
+  if (!pollTimer) pollTimer = setInterval(poll, POLL_MS);
+}
+
+function stopPolling() {
+  clearInterval(pollTimer);
+  pollTimer = null;
+}
+
+async function poll() {
+  try {
+    const response = await fetch(`${data.urls.state}?after=${state.moves.length}`, {
+      headers: { Accept: "application/json" },
+      credentials: "same-origin",
+    });
+    if (response.ok) applySnapshot(await response.json());
+  } catch {
+    // offline: the next poll or the socket will catch up
+  }
+}
+
+function onActionError(msg) {
+  state.pending = false;
+  showError(msg.message);
+  render(); // snaps a piece moved on the board back to the position we know
+  if (msg.code === "wrong_move_number") requestSync();
+}
+
+function csrfToken() {
+  const input = document.querySelector("[name=csrfmiddlewaretoken]");
+  return input ? input.value : "";
+}
+
+const HTTP_ACTIONS = {
+  move: "move",
+  draw_offer: "drawOffer",
+  draw_answer: "drawAnswer",
+  resign: "resign",
+  claim_draw: "claimDraw",
+};
+
+async function send(type, fields = {}) {
+  clearError();
+  if (ws && ws.readyState === WebSocket.OPEN) {
+    ws.send(JSON.stringify({ type, ...fields }));
+    return;
+  }
+  // No socket: the same action as a plain form post, answered with a snapshot.
+  const body = new FormData();
+  for (const [key, value] of Object.entries(fields)) {
+    body.append(key, typeof value === "boolean" ? (value ? "yes" : "no") : value);
+  }
+  body.append("after", state.moves.length);
+  try {
+    const response = await fetch(data.urls[HTTP_ACTIONS[type]], {
+      method: "POST",
+      body,
+      credentials: "same-origin",
+      headers: { Accept: "application/json", "X-CSRFToken": csrfToken() },
+    });
+    const payload = await response.json();
+    if (response.ok) applySnapshot(payload);
+    else onActionError(payload);
+  } catch {
+    onActionError({ message: S.offline });
+  }
+}
+
+// ------------------------------------------------------------------ controls
+
+function step(to) {
+  const last = state.moves.length;
+  const target = { first: 0, prev: state.ply - 1, next: state.ply + 1, last }[to] ?? to;
+  state.ply = Math.max(0, Math.min(last, target));
+  render();
+}
+
+document.querySelectorAll("[data-step]").forEach((button) => {
+  button.addEventListener("click", () => step(button.dataset.step));
+});
+
+$("#move-list").addEventListener("click", (e) => {
+  const button = e.target.closest("button[data-ply]");
+  if (button) step(Number(button.dataset.ply));
+});
+
+document.addEventListener("keydown", (e) => {
+  if (e.target.closest("input, textarea, select, [contenteditable]")) return;
+  const to = { ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last" }[e.key];
+  if (to) {
+    e.preventDefault();
+    step(to);
+  }
+});
+
+$("#flip").addEventListener("click", () => {
+  state.orientation = state.orientation === "white" ? "black" : "white";
+  renderBoard();
+});
+
+const moveForm = $("#move-form");
+if (moveForm) {
+  moveForm.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const input = $("#move-input");
+    const text = input.value.trim();
+    if (!text) return;
+    input.value = "";
+    step("last");
+    sendMove(text);
+  });
+}
+
+document.querySelectorAll("form[data-action]").forEach((form) => {
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const type = form.dataset.action;
+    if (type === "draw_answer") {
+      send(type, { accept: e.submitter && e.submitter.value === "yes" });
+    } else {
+      send(type);
+    }
+    const details = form.closest("details");
+    if (details) details.open = false;
+  });
+});
+
+async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    const area = document.createElement("textarea");
+    area.value = text;
+    document.body.append(area);
+    area.select();
+    document.execCommand("copy");
+    area.remove();
+  }
+}
+
+$("#copy-pgn").addEventListener("click", async (e) => {
+  const response = await fetch(data.urls.pgn, { credentials: "same-origin" });
+  await copyText(await response.text());
+  e.target.dataset.copied = "true";
+});
+
+$("#copy-fen").addEventListener("click", async (e) => {
+  await copyText(fenAt(state.ply));
+  e.target.dataset.copied = "true";
+});
+
+// Handles for the browser tests and for debugging from the console.
+window.ajedrezGame = {
+  state,
+  get socket() {
+    return ws;
+  },
+  reconnect: connect,
+};
+
+render();
+if ("WebSocket" in window) connect();
+else startPolling();
