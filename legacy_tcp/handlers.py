@@ -1,0 +1,329 @@
+"""ESPOL commands carried out: one function per command, each a call of the service layer.
+
+Every function here is synchronous and touches the database: the server runs them in a
+worker thread (``sync_to_async``), never on the event loop. They turn a parsed command
+into a :class:`Reply`, mapping the service layer's domain errors to ESPOL codes. The
+per-connection login state lives in :class:`Session`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.utils import timezone
+
+from accounts import services as account_services
+from games import errors, selectors, services
+from games.models import Game
+from legacy_tcp.protocols import espol
+from legacy_tcp.protocols.espol import Code
+from ranking.selectors import top_ten
+
+logger = logging.getLogger("legacy_tcp.espol")
+
+User = get_user_model()
+
+COLOUR_LETTER = {"white": "B", "black": "N"}
+
+
+@dataclass
+class Session:
+    """One connection's login state: nobody → user name given (USER) → logged in (PASS)."""
+
+    peer: str = "?"
+    user: AbstractBaseUser | None = None
+    pending_username: str | None = None
+    failed_passwords: int = 0
+
+    @property
+    def username(self) -> str | None:
+        return self.user.get_username() if self.user is not None else None
+
+
+@dataclass
+class Reply:
+    code: int | None  # None: nothing is sent (QUIT)
+    data: str = ""
+    close: bool = False
+    # Set on a wrong password, for the server's login throttle.
+    failed_login_for: str | None = None
+
+    def encode(self) -> bytes:
+        return b"" if self.code is None else espol.frames(self.code, self.data)
+
+
+def immediate_reply(session: Session, command: espol.Command | espol.ParseError) -> Reply | None:
+    """The reply for what needs no database (parse errors, login gate, HELP, QUIT), or None."""
+    if isinstance(command, espol.ParseError):
+        if (
+            command.command is not None
+            and session.user is None
+            and command.command not in espol.BEFORE_LOGIN
+        ):
+            return Reply(Code.F_LOGIN, "login required: USER then PASS")
+        return Reply(command.code, command.message)
+    if isinstance(command, espol.Quit):
+        return Reply(None, close=True)
+    if isinstance(command, espol.Help):
+        return Reply(Code.S_TRAN, espol.HELP_TEXT)
+    if session.user is None and command.name not in espol.BEFORE_LOGIN:
+        return Reply(Code.F_LOGIN, "login required: USER then PASS")
+    if isinstance(command, espol.Pass) and session.pending_username is None:
+        return Reply(Code.F_LOGIN, "PASS must follow an accepted USER")
+    return None
+
+
+def execute(session: Session, command: espol.Command) -> Reply:
+    """Carry out ``command`` for ``session``. Runs in a worker thread; never raises."""
+    try:
+        if session.user is not None and not isinstance(command, espol.User | espol.Subs):
+            # An account revoked while connected loses its session at its next command.
+            session.user = User.objects.filter(pk=session.user.pk, is_active=True).first()
+            if session.user is None:
+                return Reply(Code.F_LOGIN, "your access has been withdrawn: log in again")
+        return COMMANDS[type(command)](session, command)
+    except errors.WrongMoveNumber as exc:
+        return Reply(Code.F_MOVENUM, str(exc.expected))
+    except errors.DomainError as exc:
+        code = espol.DOMAIN_ERROR_CODES.get(exc.code, Code.E_SYSTEM)
+        return Reply(code, exc.message)
+    except Exception:
+        # Services run in one transaction each: an unexpected error rolled it back.
+        logger.exception(
+            "espol.error peer=%s user=%s command=%s",
+            session.peer,
+            session.username,
+            command.loggable(),
+        )
+        return Reply(Code.E_SYSTEM, "the server could not complete the command; nothing changed")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _status_code(game: Game) -> int:
+    """est_prt: 0 active, 2 finished."""
+    return 0 if game.is_active else 2
+
+
+def _winner_code(game: Game) -> int:
+    """ganador: 0 none (yet), 1 white, 2 black, 3 draw."""
+    return {"1-0": 1, "0-1": 2, "1/2-1/2": 3}.get(game.result, 0)
+
+
+def _own_game_with(user: AbstractBaseUser, game_id: int, opponent_name: str) -> Game:
+    """The game, if ``user`` plays in it against the player named ``opponent_name``."""
+    game = selectors.game_for_player(game_id, user)
+    opponent = game.black if game.white_id == user.pk else game.white
+    if opponent.get_username() != opponent_name:
+        raise errors.GameNotFound(f"{opponent_name} is not your opponent in {game.public_id}.")
+    return game
+
+
+def _player(session: Session) -> AbstractBaseUser:
+    assert session.user is not None  # the login gate ran before
+    return session.user
+
+
+# --------------------------------------------------------------------------- login
+
+
+def user(session: Session, command: espol.User) -> Reply:
+    # A new USER starts a new login sequence, like FTP's USER.
+    session.user = None
+    session.pending_username = None
+    found = selectors.active_player(command.username)
+    session.pending_username = found.get_username()
+    return Reply(Code.S_USER, session.pending_username)
+
+
+def password(session: Session, command: espol.Pass) -> Reply:
+    name = session.pending_username
+    assert name is not None
+    found = selectors.active_player(name)
+    if not found.check_password(command.password):
+        session.failed_passwords += 1
+        return Reply(Code.F_PASINV, "wrong password", failed_login_for=name)
+    session.user = found
+    session.pending_username = None
+    session.failed_passwords = 0
+    return Reply(Code.S_PASSWD, found.get_username())
+
+
+def subscribe(session: Session, command: espol.Subs) -> Reply:
+    request = account_services.request_subscription(
+        username=command.username, password=command.password, comment=command.comment
+    )
+    return Reply(Code.S_SUBS, request.username)
+
+
+def unsubscribe(session: Session, command: espol.Unsu) -> Reply:
+    player = _player(session)
+    if command.username != player.get_username():
+        raise errors.UserNotFound("UNSU takes your own user name.")
+    try:
+        account_services.unsubscribe(player=player, password=command.password)
+    except errors.WrongPassword:
+        return Reply(Code.F_PASINV, "wrong password", failed_login_for=player.get_username())
+    session.user = None
+    return Reply(Code.S_TRAN)
+
+
+# --------------------------------------------------------------------------- lists
+
+
+def pending_requests(session: Session, command: espol.Tran) -> Reply:
+    now = espol.fecha(timezone.now())
+    names = [
+        c.challenger.get_username()
+        for c in selectors.pending_challenges_to(_player(session), since=command.since)
+    ]
+    if not names:
+        return Reply(Code.S_NODATA, now)
+    return Reply(Code.S_TRAN, ",".join([now, *names]))
+
+
+def authorised_players(session: Session, command: espol.Jaut) -> Reply:
+    now = espol.fecha(timezone.now())
+    names = selectors.players_changed_since(command.since, exclude=_player(session))
+    return Reply(Code.S_TRAN, ",".join([now, *names.values_list("username", flat=True)]))
+
+
+def pending_games(session: Session, command: espol.Ppen) -> Reply:
+    player = _player(session)
+    records = []
+    for game in selectors.games_changed_since(player, command.since):
+        mine = game.colour_of(player.pk)
+        opponent = game.black if mine == "white" else game.white
+        theirs = "black" if mine == "white" else "white"
+        records.append(
+            f"{game.public_id}:{opponent.get_username()}:{COLOUR_LETTER[theirs]}:"
+            f"{_status_code(game)},"
+        )
+    return Reply(Code.S_TRAN, "".join(records))
+
+
+def ranking(session: Session, command: espol.Srnk) -> Reply:
+    return Reply(
+        Code.S_TRAN, "".join(f"{r.player.get_username()}:{r.wins}," for r in top_ten())
+    )
+
+
+# --------------------------------------------------------------------------- challenges
+
+
+def challenge(session: Session, command: espol.Jueg) -> Reply:
+    player = _player(session)
+    opponent = selectors.active_player(command.opponent)
+    services.challenge(challenger=player, challenged=opponent)
+    return Reply(Code.S_TRAN)
+
+
+def accept(session: Session, command: espol.Acep) -> Reply:
+    player = _player(session)
+    pending = selectors.pending_challenge(challenger_name=command.challenger, challenged=player)
+    game = services.accept_challenge(
+        challenge_id=pending.pk, player=player, colour=command.colour
+    )
+    return Reply(Code.S_TRAN, f"{game.public_id}.PEN")
+
+
+# --------------------------------------------------------------------------- games
+
+
+def game_moves(session: Session, command: espol.Spar) -> Reply:
+    selectors.game_for_player(command.game_id, _player(session))
+    rows = selectors.moves(command.game_id, after=command.after).values_list(
+        "number", "uci", "reverse"
+    )
+    records = [
+        f"{number}:{uci[:4]}:{int(reverse)}:{espol.position_of(uci)}:{espol.promotion_of(uci)},"
+        for number, uci, reverse in rows
+    ]
+    if not records:
+        return Reply(Code.F_NOMASJUG, f"no moves after {command.after}")
+    return Reply(Code.S_TRAN, "".join(records))
+
+
+def move(session: Session, command: espol.Jgda) -> Reply:
+    played = services.make_move(
+        game_id=command.game_id,
+        player=_player(session),
+        move_number=command.number,
+        move=command.uci,
+        reverse=command.reverse,
+    )
+    game = played.game
+    return Reply(Code.S_TRAN, f"{played.number}:{_status_code(game)}:{_winner_code(game)}")
+
+
+def offer_draw(session: Session, command: espol.Tbls) -> Reply:
+    player = _player(session)
+    game = _own_game_with(player, command.game_id, command.opponent)
+    services.offer_draw(game_id=game.pk, player=player)
+    return Reply(Code.S_TRAN)
+
+
+def answer_draw(session: Session, command: espol.Rtbl) -> Reply:
+    player = _player(session)
+    game = _own_game_with(player, command.game_id, command.opponent)
+    services.answer_draw(game_id=game.pk, player=player, accept=command.accept)
+    return Reply(Code.S_TRAN)
+
+
+def resign(session: Session, command: espol.Rend) -> Reply:
+    player = _player(session)
+    game = _own_game_with(player, command.game_id, command.opponent)
+    services.resign(game_id=game.pk, player=player)
+    return Reply(Code.S_TRAN)
+
+
+def claim_end(session: Session, command: espol.Finp) -> Reply:
+    player = _player(session)
+    game = _own_game_with(player, command.game_id, command.opponent)
+    game = services.claim_draw(game_id=game.pk, player=player)
+    return Reply(Code.S_TRAN, f"{_status_code(game)}:{_winner_code(game)}")
+
+
+def status(session: Session, command: espol.Stat) -> Reply:
+    player = _player(session)
+    game = selectors.game_for_player(command.game_id, player)
+    mine = game.colour_of(player.pk)
+    fields = [
+        game.public_id,
+        game.white.get_username(),
+        game.black.get_username(),
+        espol.fecha(game.updated_at),
+        _status_code(game),
+        _winner_code(game),
+        game.white_request,
+        game.black_request,
+        COLOUR_LETTER[mine],
+        game.next_move_number,
+    ]
+    return Reply(Code.S_TRAN, ":".join(str(f) for f in fields))
+
+
+COMMANDS: dict[type, Callable[[Session, espol.Command], Reply]] = {
+    espol.User: user,
+    espol.Pass: password,
+    espol.Subs: subscribe,
+    espol.Unsu: unsubscribe,
+    espol.Tran: pending_requests,
+    espol.Jaut: authorised_players,
+    espol.Ppen: pending_games,
+    espol.Srnk: ranking,
+    espol.Jueg: challenge,
+    espol.Acep: accept,
+    espol.Spar: game_moves,
+    espol.Jgda: move,
+    espol.Tbls: offer_draw,
+    espol.Rtbl: answer_draw,
+    espol.Rend: resign,
+    espol.Finp: claim_end,
+    espol.Stat: status,
+}

@@ -1,0 +1,91 @@
+"""``manage.py espol_client``: type ESPOL commands, see the decoded responses.
+
+Interactive by default (one command per line; an empty line or end of input quits);
+``-c`` sends the given commands in order and exits, for scripts and tests.
+"""
+
+from __future__ import annotations
+
+import socket
+import ssl
+import sys
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from legacy_tcp.protocols.espol import FrameDecoder, Response
+
+
+class EspolClient:
+    """A blocking client: send one line, read back its one response."""
+
+    def __init__(self, host: str, port: int, *, tls: bool = False, timeout: float = 30.0):
+        raw = socket.create_connection((host, port), timeout=timeout)
+        if tls:
+            context = ssl.create_default_context()
+            # The gateway's certificate is usually self-signed on a test machine.
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+            raw = context.wrap_socket(raw, server_hostname=host)
+        self.sock = raw
+        self.decoder = FrameDecoder()
+        self.pending: list[Response] = []
+
+    def send(self, line: str) -> Response | None:
+        """Send ``line`` (CR LF added); the response, or None when the server closed."""
+        self.sock.sendall(line.encode("utf-8") + b"\r\n")
+        return self.receive()
+
+    def receive(self) -> Response | None:
+        while not self.pending:
+            data = self.sock.recv(65536)
+            if not data:
+                return None
+            self.pending.extend(self.decoder.feed(data))
+        return self.pending.pop(0)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def show(response: Response | None) -> str:
+    if response is None:
+        return "(connection closed)"
+    return f"{response.code} [{len(response.data)} bytes] {response.text}"
+
+
+class Command(BaseCommand):
+    help = "Connect to an ESPOL gateway, send commands, print decoded responses."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default=settings.ESPOL_HOST)
+        parser.add_argument("--port", type=int, default=settings.ESPOL_PORT)
+        parser.add_argument("--tls", action="store_true", help="connect over TLS")
+        parser.add_argument(
+            "-c", "--command", action="append", default=[], help="send this and exit"
+        )
+
+    def handle(self, *args, **options) -> None:
+        try:
+            client = EspolClient(options["host"], options["port"], tls=options["tls"])
+        except OSError as exc:
+            raise CommandError(f"cannot connect: {exc}") from exc
+        try:
+            if options["command"]:
+                for line in options["command"]:
+                    self.stdout.write(f"> {line}\n{show(client.send(line))}")
+                return
+            interactive = sys.stdin.isatty()
+            while True:
+                if interactive:
+                    self.stdout.write("espol> ", ending="")
+                    self.stdout.flush()
+                line = sys.stdin.readline()
+                if not line or not line.strip():
+                    break
+                response = client.send(line.rstrip("\r\n"))
+                self.stdout.write(show(response))
+                if response is None:
+                    break
+        finally:
+            client.close()

@@ -1,0 +1,503 @@
+"""The ESPOL v2.0 line protocol (1995): a pure codec.
+
+Bytes of one command line become a command object or a :class:`ParseError` carrying its
+ESPOL code; a response code and its data become frames. No sockets, no database: the
+server splits the stream into lines and the handlers decide what a command does.
+
+Frame: 3 ASCII digits (code), 1 ASCII digit (``1`` = more frames follow), 2 bytes
+big-endian length, then that many bytes of UTF-8 data. Data longer than 65535 bytes is
+split across frames.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+import re
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+MAX_LINE = 4096
+"""Longest command line accepted, in bytes, not counting the line end."""
+
+MAX_FRAME_DATA = 0xFFFF
+
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+
+class Code(enum.IntEnum):
+    S_USER = 101
+    S_PASSWD = 102
+    S_TRAN = 103
+    S_NODATA = 104
+    S_SUBS = 105
+    E_SYSTEM = 401
+    E_BUSY = 402
+    F_CMDINV = 801
+    F_PARAM = 802
+    F_LOGIN = 803
+    F_NOUSER = 814
+    F_PASINV = 815
+    F_NOGAME = 820
+    F_NOTURN = 821
+    F_ILLEGAL = 822
+    F_MOVENUM = 823
+    F_FINISHED = 824
+    F_DRAWPEND = 825
+    F_NODRAW = 826
+    F_EXISTS = 830
+    F_NOREQ = 831
+    F_SELF = 832
+    F_NOMASJUG = 840
+    F_SUBS = 850
+
+
+# The service layer's stable error codes (games.errors) → ESPOL codes. Keyed by the string
+# code so the codec needs no import of the domain.
+DOMAIN_ERROR_CODES: dict[str, Code] = {
+    "user_not_found": Code.F_NOUSER,
+    "wrong_password": Code.F_PASINV,
+    "game_not_found": Code.F_NOGAME,
+    "not_a_player": Code.F_NOGAME,
+    "not_your_turn": Code.F_NOTURN,
+    "invalid_move": Code.F_ILLEGAL,
+    "illegal_move": Code.F_ILLEGAL,
+    "nothing_to_claim": Code.F_ILLEGAL,
+    "wrong_move_number": Code.F_MOVENUM,
+    "game_finished": Code.F_FINISHED,
+    "draw_offer_pending": Code.F_DRAWPEND,
+    "no_draw_offer": Code.F_NODRAW,
+    "challenge_exists": Code.F_EXISTS,
+    "opponent_challenged_first": Code.F_EXISTS,
+    "active_game_exists": Code.F_EXISTS,
+    "challenge_not_found": Code.F_NOREQ,
+    "self_challenge": Code.F_SELF,
+    "invalid_colour": Code.F_PARAM,
+    "subscription_refused": Code.F_SUBS,
+    "subscription_not_pending": Code.F_SUBS,
+}
+
+
+# --------------------------------------------------------------------------- commands
+
+
+@dataclass(frozen=True)
+class Command:
+    """Base of every parsed command. ``name`` is the wire code."""
+
+    @property
+    def name(self) -> str:
+        return type(self).__name__.upper()
+
+    def loggable(self) -> str:
+        """The command as it may appear in logs: secrets replaced by ``***``."""
+        values = [str(getattr(self, f)) for f in self.__dataclass_fields__]
+        return ":".join([self.name, *values])
+
+
+@dataclass(frozen=True)
+class User(Command):
+    username: str
+
+
+@dataclass(frozen=True)
+class Pass(Command):
+    password: str
+
+    def loggable(self) -> str:
+        return "PASS:***"
+
+
+@dataclass(frozen=True)
+class Subs(Command):
+    username: str
+    password: str
+    comment: str
+
+    def loggable(self) -> str:
+        return f"SUBS:{self.username}:***:***"
+
+
+@dataclass(frozen=True)
+class Unsu(Command):
+    username: str
+    password: str
+
+    def loggable(self) -> str:
+        return f"UNSU:{self.username}:***"
+
+
+@dataclass(frozen=True)
+class Tran(Command):
+    since: dt.datetime
+
+
+@dataclass(frozen=True)
+class Jaut(Command):
+    since: dt.datetime
+
+
+@dataclass(frozen=True)
+class Ppen(Command):
+    since: dt.datetime
+
+
+@dataclass(frozen=True)
+class Jueg(Command):
+    opponent: str
+
+
+@dataclass(frozen=True)
+class Acep(Command):
+    colour: str  # "white" or "black": the colour the accepting player takes
+    challenger: str
+
+
+@dataclass(frozen=True)
+class Spar(Command):
+    game_id: int
+    after: int
+
+
+@dataclass(frozen=True)
+class Jgda(Command):
+    game_id: int
+    number: int
+    uci: str  # with the promotion letter when promocion asked for one
+    reverse: bool
+
+
+@dataclass(frozen=True)
+class Tbls(Command):
+    game_id: int
+    opponent: str
+
+
+@dataclass(frozen=True)
+class Rtbl(Command):
+    game_id: int
+    accept: bool
+    opponent: str
+
+
+@dataclass(frozen=True)
+class Rend(Command):
+    game_id: int
+    opponent: str
+
+
+@dataclass(frozen=True)
+class Finp(Command):
+    game_id: int
+    opponent: str
+
+
+@dataclass(frozen=True)
+class Stat(Command):
+    game_id: int
+
+
+@dataclass(frozen=True)
+class Srnk(Command):
+    pass
+
+
+@dataclass(frozen=True)
+class Help(Command):
+    pass
+
+
+@dataclass(frozen=True)
+class Quit(Command):
+    pass
+
+
+@dataclass(frozen=True)
+class ParseError:
+    """A line that is not a valid command. ``command`` is its code when that was known."""
+
+    code: Code
+    message: str
+    command: str | None = None
+
+    def loggable(self) -> str:
+        return f"{self.command or '?'}:<unparsed>"
+
+
+# Commands allowed before login (the seed's login state machine).
+BEFORE_LOGIN = frozenset({"USER", "PASS", "SUBS", "HELP", "QUIT"})
+
+# The seed spells two codes two ways; both are accepted.
+ALIASES = {"TBLs": "TBLS", "RTBS": "RTBL"}
+
+HELP_TEXT = "\r\n".join(
+    [
+        "USER:<usuario>",
+        "PASS:<password>",
+        "SUBS:<usuario>:<password>:<comentario>",
+        "UNSU:<usuario>:<password>",
+        "TRAN:<fecha>",
+        "JAUT:<fecha>",
+        "PPEN:<fecha>",
+        "JUEG:<usuario destino>",
+        "ACEP:<color B|N>:<usuario destino>",
+        "SPAR:<partida>:<#jugada>",
+        "JGDA:<partida>:<#jugada>:<jugada>:<reverso 0|1>:<posicion>:<promocion 0|2|3|4|5>",
+        "TBLS:<partida>:<usuario destino>",
+        "RTBL:<partida>:<acepta S|N>:<usuario destino>",
+        "REND:<partida>:<usuario destino>",
+        "FINP:<partida>:<usuario destino>",
+        "STAT:<partida>",
+        "SRNK",
+        "HELP",
+        "QUIT",
+    ]
+)
+
+_GAME = re.compile(r"[Pp]([0-9]{1,18})")
+_NUMBER = re.compile(r"[0-9]{1,9}")
+_DATE = re.compile(r"[0-9]{1,11}")
+_MOVE = re.compile(r"([a-h][1-8])([a-h][1-8])([nbrq]?)")
+_POSITION = re.compile(r"([0-5][0-9]|6[0-3])([0-5][0-9]|6[0-3])")
+_PROMOTION_LETTER = {"0": "", "2": "n", "3": "b", "4": "r", "5": "q"}
+
+
+class _Bad(Exception):
+    def __init__(self, code: Code, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _field_count(fields: list[str], wanted: int, syntax: str) -> list[str]:
+    # The seed writes some commands with a trailing ':' (SPAR, QUIT, SRNK): tolerate one.
+    if len(fields) == wanted + 1 and fields[-1] == "":
+        fields = fields[:-1]
+    if len(fields) != wanted:
+        raise _Bad(Code.F_PARAM, f"expected {syntax}")
+    return fields
+
+
+def _name(text: str, what: str) -> str:
+    if not text:
+        raise _Bad(Code.F_PARAM, f"{what} is empty")
+    return text
+
+
+def _game(text: str) -> int:
+    match = _GAME.fullmatch(text)
+    if match is None:
+        raise _Bad(Code.F_PARAM, "partida must be P followed by digits (P0000001)")
+    return int(match.group(1))
+
+
+def _number(text: str, what: str) -> int:
+    if _NUMBER.fullmatch(text) is None:
+        raise _Bad(Code.F_PARAM, f"{what} must be a number")
+    return int(text)
+
+
+def _date(text: str) -> dt.datetime:
+    if _DATE.fullmatch(text) is None:
+        raise _Bad(Code.F_PARAM, "fecha must be 11 digits (seconds since 1970-01-01 UTC)")
+    return EPOCH + dt.timedelta(seconds=int(text))
+
+
+def _move(jugada: str, reverso: str, posicion: str, promocion: str) -> tuple[str, bool]:
+    """The UCI move the JGDA fields describe, after checking that they agree."""
+    move = _MOVE.fullmatch(jugada.lower())
+    if move is None:
+        raise _Bad(Code.F_PARAM, "jugada must be a coordinate move such as e2e4")
+    if reverso not in ("0", "1"):
+        raise _Bad(Code.F_PARAM, "reverso must be 0 or 1")
+    squares = _POSITION.fullmatch(posicion)
+    if squares is None:
+        raise _Bad(Code.F_PARAM, "posicion must be 4 digits, two squares 00-63")
+    if promocion not in _PROMOTION_LETTER:
+        raise _Bad(Code.F_PARAM, "promocion must be 0, 2, 3, 4 or 5")
+    source, target, letter = move.groups()
+    if (int(squares.group(1)), int(squares.group(2))) != (
+        square_index(source),
+        square_index(target),
+    ):
+        raise _Bad(Code.F_ILLEGAL, "posicion does not match jugada")
+    wanted = _PROMOTION_LETTER[promocion]
+    # A 1995 client sends four-letter moves and says the promotion in promocion; a newer
+    # one may also append the letter. Either way the two must agree.
+    if letter and letter != wanted:
+        raise _Bad(Code.F_ILLEGAL, "promocion does not match jugada")
+    return f"{source}{target}{wanted}", reverso == "1"
+
+
+def square_index(name: str) -> int:
+    """``a1`` → 0 … ``h8`` → 63: rank × 8 + file, ESPOL's square numbering."""
+    return (int(name[1]) - 1) * 8 + (ord(name[0]) - ord("a"))
+
+
+def position_of(uci: str) -> str:
+    """ESPOL ``posicion`` of a UCI move: four digits, source then destination square."""
+    return f"{square_index(uci[:2]):02d}{square_index(uci[2:4]):02d}"
+
+
+def promotion_of(uci: str) -> int:
+    """ESPOL ``promocion`` of a UCI move: 0 none, 2 knight, 3 bishop, 4 rook, 5 queen."""
+    return {"": 0, "n": 2, "b": 3, "r": 4, "q": 5}[uci[4:5]]
+
+
+def _build(code: str, rest: str | None) -> Command:
+    if code in ("HELP", "QUIT", "SRNK"):
+        if rest is not None and rest.strip():
+            raise _Bad(Code.F_PARAM, f"{code} takes no arguments")
+        return {"HELP": Help, "QUIT": Quit, "SRNK": Srnk}[code]()
+    if rest is None:
+        raise _Bad(Code.F_PARAM, f"{code} needs arguments: {code}:...")
+    if code == "PASS":
+        # The whole remainder is the password, so it may contain ':'.
+        return Pass(_name(rest.strip(), "password"))
+    if code == "SUBS":
+        parts = [p.strip() for p in rest.split(":", 2)]
+        if len(parts) == 2:
+            parts.append("")
+        if len(parts) != 3:
+            raise _Bad(Code.F_PARAM, "expected SUBS:usuario:password:comentario")
+        return Subs(_name(parts[0], "usuario"), _name(parts[1], "password"), parts[2])
+    if code == "UNSU":
+        user, sep, password = rest.partition(":")
+        if not sep:
+            raise _Bad(Code.F_PARAM, "expected UNSU:usuario:password")
+        return Unsu(_name(user.strip(), "usuario"), _name(password.strip(), "password"))
+    fields = [f.strip() for f in rest.split(":")]
+    if code == "USER":
+        (user,) = _field_count(fields, 1, "USER:usuario")
+        return User(_name(user, "usuario"))
+    if code in ("TRAN", "JAUT", "PPEN"):
+        (date,) = _field_count(fields, 1, f"{code}:fecha")
+        return {"TRAN": Tran, "JAUT": Jaut, "PPEN": Ppen}[code](_date(date))
+    if code == "JUEG":
+        (user,) = _field_count(fields, 1, "JUEG:usuario")
+        return Jueg(_name(user, "usuario destino"))
+    if code == "ACEP":
+        colour, user = _field_count(fields, 2, "ACEP:color:usuario")
+        if colour not in ("B", "N"):
+            raise _Bad(Code.F_PARAM, "color must be B (white) or N (black)")
+        return Acep("white" if colour == "B" else "black", _name(user, "usuario destino"))
+    if code == "SPAR":
+        game, number = _field_count(fields, 2, "SPAR:partida:#jugada")
+        return Spar(_game(game), _number(number, "#jugada"))
+    if code == "JGDA":
+        game, number, jugada, reverso, posicion, promocion = _field_count(
+            fields, 6, "JGDA:partida:#jugada:jugada:reverso:posicion:promocion"
+        )
+        game_id, move_number = _game(game), _number(number, "#jugada")
+        uci, reverse = _move(jugada, reverso, posicion, promocion)
+        return Jgda(game_id, move_number, uci, reverse)
+    if code in ("TBLS", "REND", "FINP"):
+        game, user = _field_count(fields, 2, f"{code}:partida:usuario")
+        return {"TBLS": Tbls, "REND": Rend, "FINP": Finp}[code](
+            _game(game), _name(user, "usuario destino")
+        )
+    if code == "RTBL":
+        game, answer, user = _field_count(fields, 3, "RTBL:partida:S|N:usuario")
+        if answer not in ("S", "N"):
+            raise _Bad(Code.F_PARAM, "acepta must be S or N")
+        return Rtbl(_game(game), answer == "S", _name(user, "usuario destino"))
+    if code == "STAT":
+        (game,) = _field_count(fields, 1, "STAT:partida")
+        return Stat(_game(game))
+    raise _Bad(Code.F_CMDINV, "unknown command")
+
+
+KNOWN = frozenset(
+    {"USER", "PASS", "SUBS", "UNSU", "TRAN", "JAUT", "PPEN", "JUEG", "ACEP", "SPAR", "JGDA",
+     "TBLS", "RTBL", "REND", "FINP", "STAT", "SRNK", "HELP", "QUIT"}
+)
+
+
+def parse_line(line: bytes) -> Command | ParseError:
+    """Read one command line (with or without its CR LF / LF). Never raises."""
+    if line.endswith(b"\n"):
+        line = line[:-1]
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    if len(line) > MAX_LINE:
+        return ParseError(Code.F_PARAM, f"line longer than {MAX_LINE} bytes")
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        return ParseError(Code.F_PARAM, "the line is not valid UTF-8")
+    head, sep, rest = text.partition(":")
+    code = head.strip()
+    code = ALIASES.get(code, code)
+    if code not in KNOWN:
+        return ParseError(Code.F_CMDINV, "unknown command (codes are case-sensitive)")
+    try:
+        return _build(code, rest if sep else None)
+    except _Bad as bad:
+        return ParseError(bad.code, bad.message, code)
+
+
+# --------------------------------------------------------------------------- responses
+
+
+def frames(code: int, data: str | bytes = b"") -> bytes:
+    """One response as wire bytes: as many frames as the data needs (at least one)."""
+    if not 100 <= code <= 999:
+        raise ValueError(f"response code out of range: {code}")
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    head = str(code).encode("ascii")
+    chunks = [payload[i : i + MAX_FRAME_DATA] for i in range(0, len(payload), MAX_FRAME_DATA)]
+    if not chunks:
+        chunks = [b""]
+    out = bytearray()
+    for index, chunk in enumerate(chunks):
+        more = b"1" if index < len(chunks) - 1 else b"0"
+        out += head + more + struct.pack(">H", len(chunk)) + chunk
+    return bytes(out)
+
+
+def error_frames(domain_code: str, message: str, *, expected: int | None = None) -> bytes:
+    """A domain error (by its stable code) as an ESPOL failure response."""
+    code = DOMAIN_ERROR_CODES.get(domain_code, Code.E_SYSTEM)
+    if code == Code.F_MOVENUM and expected is not None:
+        # The client resynchronises from the expected number alone.
+        return frames(code, str(expected))
+    return frames(code, message)
+
+
+def fecha(moment: dt.datetime) -> str:
+    """ESPOL date: 11 zero-padded digits of whole seconds since 1970-01-01 UTC."""
+    return f"{max(0, int(moment.timestamp())):011d}"
+
+
+@dataclass(frozen=True)
+class Response:
+    code: int
+    data: bytes
+
+    @property
+    def text(self) -> str:
+        return self.data.decode("utf-8", errors="replace")
+
+
+class FrameDecoder:
+    """Incremental decoder for clients and tests: feed bytes, take whole responses."""
+
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+        self._partial = bytearray()
+
+    def feed(self, data: bytes) -> Iterator[Response]:
+        self._buffer += data
+        while len(self._buffer) >= 6:
+            code_text, more = bytes(self._buffer[:3]), self._buffer[3:4]
+            (length,) = struct.unpack(">H", self._buffer[4:6])
+            if len(self._buffer) < 6 + length:
+                return
+            if not code_text.isdigit() or more not in (b"0", b"1"):
+                raise ValueError(f"not an ESPOL frame header: {bytes(self._buffer[:6])!r}")
+            self._partial += self._buffer[6 : 6 + length]
+            del self._buffer[: 6 + length]
+            if more == b"0":
+                yield Response(int(code_text), bytes(self._partial))
+                self._partial.clear()
