@@ -1,0 +1,464 @@
+"""The WebSocket consumers through the real ASGI application: session authentication,
+origin check, actions through the service layer, error frames, limits, and resync."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.test import Client
+
+from ajedrez.asgi import application
+from games import consumers, services
+from games.models import Game
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ORIGIN = (b"origin", b"http://localhost")
+
+
+def cookie_for(user) -> bytes:
+    client = Client()
+    client.force_login(user)
+    name = settings.SESSION_COOKIE_NAME
+    return f"{name}={client.cookies[name].value}".encode()
+
+
+@pytest.fixture
+def cookies(alice, bob, carol) -> dict[str, bytes]:
+    return {u.username: cookie_for(u) for u in (alice, bob, carol)}
+
+
+def communicator(path: str, cookie: bytes | None, origin=ORIGIN) -> WebsocketCommunicator:
+    headers = [(b"host", b"localhost")]
+    if origin:
+        headers.append(origin)
+    if cookie:
+        headers.append((b"cookie", cookie))
+    return WebsocketCommunicator(application, path, headers=headers)
+
+
+async def open_game(game_id: int, cookie: bytes) -> tuple[WebsocketCommunicator, dict]:
+    """Connect to a game's socket and return it with the snapshot it sends first."""
+    comm = communicator(f"/ws/games/{game_id}/", cookie)
+    connected, _ = await comm.connect()
+    assert connected
+    snapshot = await comm.receive_json_from(timeout=5)
+    assert snapshot["type"] == "snapshot"
+    return comm, snapshot
+
+
+async def receive_until(comm: WebsocketCommunicator, kind: str) -> dict:
+    """The next frame of type ``kind`` (acks and events may interleave)."""
+    for _ in range(10):
+        frame = await comm.receive_json_from(timeout=5)
+        if frame["type"] == kind:
+            return frame
+    raise AssertionError(f"no {kind} frame")
+
+
+async def fresh(game: Game) -> Game:
+    return await sync_to_async(Game.objects.get)(pk=game.pk)
+
+
+async def move_count(game: Game) -> int:
+    return await sync_to_async(game.moves.count)()
+
+
+# --------------------------------------------------------------------------- connecting
+
+
+async def test_player_gets_a_snapshot_on_connect(game, cookies):
+    comm, snapshot = await open_game(game.pk, cookies["alice"])
+    assert snapshot["version"] == game.version
+    assert snapshot["game"]["white"] == "alice"
+    assert snapshot["moves"] == []
+    assert sorted(snapshot["dests"]["e2"]) == ["e3", "e4"]
+    assert snapshot["claimable"] is None
+    await comm.disconnect()
+
+
+async def test_anonymous_game_socket_is_closed(game):
+    comm = communicator(f"/ws/games/{game.pk}/", None)
+    connected, code = await comm.connect()
+    assert not connected
+    assert code == consumers.CLOSE_UNAUTHENTICATED
+
+
+async def test_anonymous_player_socket_is_closed(db):
+    comm = communicator("/ws/player/", None)
+    connected, code = await comm.connect()
+    assert not connected
+    assert code == consumers.CLOSE_UNAUTHENTICATED
+
+
+async def test_socket_from_a_foreign_origin_is_rejected(game, cookies):
+    comm = communicator(
+        f"/ws/games/{game.pk}/", cookies["alice"], origin=(b"origin", b"http://evil.example")
+    )
+    connected, _ = await comm.connect()
+    assert not connected
+
+
+async def test_socket_for_a_missing_game_is_closed(game, cookies):
+    comm = communicator(f"/ws/games/{game.pk + 999}/", cookies["alice"])
+    connected, code = await comm.connect()
+    assert not connected
+    assert code == consumers.CLOSE_NOT_FOUND
+
+
+# --------------------------------------------------------------------------- moves
+
+
+async def test_move_is_played_and_reaches_the_opponent(game, cookies):
+    white, _ = await open_game(game.pk, cookies["alice"])
+    black, _ = await open_game(game.pk, cookies["bob"])
+    await white.send_json_to({"type": "move", "number": 1, "move": "e2e4"})
+    ack = await receive_until(white, "ack")
+    event = await receive_until(black, "event")
+    assert ack == {"type": "ack", "action": "move", "version": game.version + 1}
+    assert event["event"] == "move"
+    assert event["version"] == game.version + 1
+    assert event["move"]["san"] == "e4"
+    assert event["game"]["turn"] == "black"
+    assert "e7" in event["dests"]
+    await white.disconnect()
+    await black.disconnect()
+
+
+async def test_move_in_san_is_accepted(game, cookies):
+    white, _ = await open_game(game.pk, cookies["alice"])
+    await white.send_json_to({"type": "move", "number": 1, "move": "Nf3"})
+    await receive_until(white, "ack")
+    assert (await fresh(game)).next_move_number == 2
+    await white.disconnect()
+
+
+async def test_illegal_move_gets_an_error_frame_and_changes_nothing(game, cookies):
+    white, _ = await open_game(game.pk, cookies["alice"])
+    await white.send_json_to({"type": "move", "number": 1, "move": "e2e5"})
+    error = await receive_until(white, "error")
+    assert error["code"] == "illegal_move"
+    assert error["action"] == "move"
+    stored = await fresh(game)
+    assert (stored.version, stored.next_move_number) == (game.version, 1)
+    assert await move_count(game) == 0
+    await white.disconnect()
+
+
+async def test_move_text_that_is_no_move_gets_an_error_frame(game, cookies):
+    white, _ = await open_game(game.pk, cookies["alice"])
+    await white.send_json_to({"type": "move", "number": 1, "move": "hello"})
+    assert (await receive_until(white, "error"))["code"] == "invalid_move"
+    assert await move_count(game) == 0
+    await white.disconnect()
+
+
+async def test_move_out_of_turn_gets_an_error_frame(game, cookies):
+    black, _ = await open_game(game.pk, cookies["bob"])
+    await black.send_json_to({"type": "move", "number": 1, "move": "e7e5"})
+    assert (await receive_until(black, "error"))["code"] == "not_your_turn"
+    assert await move_count(game) == 0
+    await black.disconnect()
+
+
+async def test_stale_move_number_gets_an_error_frame(game, cookies, play):
+    await sync_to_async(play)(game, "e4", "e5")
+    white, _ = await open_game(game.pk, cookies["alice"])
+    await white.send_json_to({"type": "move", "number": 1, "move": "d2d4"})
+    error = await receive_until(white, "error")
+    assert error["code"] == "wrong_move_number"
+    assert error["expected"] == 3
+    assert await move_count(game) == 2
+    await white.disconnect()
+
+
+async def test_watcher_sees_moves_but_cannot_move(game, cookies):
+    watcher, snapshot = await open_game(game.pk, cookies["carol"])
+    assert snapshot["claimable"] is None
+    await watcher.send_json_to({"type": "move", "number": 1, "move": "e2e4"})
+    assert (await receive_until(watcher, "error"))["code"] == "not_a_player"
+    assert await move_count(game) == 0
+    white, _ = await open_game(game.pk, cookies["alice"])
+    await white.send_json_to({"type": "move", "number": 1, "move": "e2e4"})
+    assert (await receive_until(watcher, "event"))["move"]["uci"] == "e2e4"
+    await watcher.disconnect()
+    await white.disconnect()
+
+
+@pytest.mark.parametrize("kind", ["draw_offer", "resign", "claim_draw"])
+async def test_watcher_actions_get_an_error_frame(game, cookies, kind):
+    watcher, _ = await open_game(game.pk, cookies["carol"])
+    await watcher.send_json_to({"type": kind})
+    assert (await receive_until(watcher, "error"))["code"] == "not_a_player"
+    assert (await fresh(game)).status == Game.Status.ACTIVE
+    await watcher.disconnect()
+
+
+async def test_move_made_through_the_service_layer_reaches_the_socket(game, cookies, alice):
+    black, _ = await open_game(game.pk, cookies["bob"])
+    await sync_to_async(services.make_move)(
+        game_id=game.pk, player=alice, move_number=1, move="d4"
+    )
+    event = await receive_until(black, "event")
+    assert event["move"]["san"] == "d4"
+    await black.disconnect()
+
+
+# --------------------------------------------------------------------------- draws, resign
+
+
+async def test_draw_offered_and_accepted_ends_the_game(game, cookies):
+    white, _ = await open_game(game.pk, cookies["alice"])
+    black, _ = await open_game(game.pk, cookies["bob"])
+    await white.send_json_to({"type": "draw_offer"})
+    offered = await receive_until(black, "event")
+    assert offered["event"] == "draw_offered"
+    assert offered["game"]["draw_offer_by"] == "white"
+    await black.send_json_to({"type": "draw_answer", "accept": True})
+    accepted = await receive_until(white, "event")
+    while accepted["event"] != "draw_accepted":
+        accepted = await receive_until(white, "event")
+    assert accepted["game"]["result"] == "1/2-1/2"
+    assert (await fresh(game)).termination == "agreement"
+    await white.disconnect()
+    await black.disconnect()
+
+
+async def test_draw_declined_keeps_the_game_going(game, cookies, alice):
+    await sync_to_async(services.offer_draw)(game_id=game.pk, player=alice)
+    black, _ = await open_game(game.pk, cookies["bob"])
+    await black.send_json_to({"type": "draw_answer", "accept": False})
+    event = await receive_until(black, "event")
+    assert event["event"] == "draw_declined"
+    stored = await fresh(game)
+    assert stored.status == Game.Status.ACTIVE
+    assert stored.pending_draw_offer_by is None
+    await black.disconnect()
+
+
+async def test_second_draw_offer_gets_an_error_frame(game, cookies, alice):
+    await sync_to_async(services.offer_draw)(game_id=game.pk, player=alice)
+    white, _ = await open_game(game.pk, cookies["alice"])
+    await white.send_json_to({"type": "draw_offer"})
+    assert (await receive_until(white, "error"))["code"] == "draw_offer_pending"
+    await white.disconnect()
+
+
+async def test_answer_without_an_offer_gets_an_error_frame(game, cookies):
+    black, _ = await open_game(game.pk, cookies["bob"])
+    await black.send_json_to({"type": "draw_answer", "accept": True})
+    assert (await receive_until(black, "error"))["code"] == "no_draw_offer"
+    assert (await fresh(game)).status == Game.Status.ACTIVE
+    await black.disconnect()
+
+
+async def test_draw_answer_must_say_true_or_false(game, cookies, alice):
+    await sync_to_async(services.offer_draw)(game_id=game.pk, player=alice)
+    black, _ = await open_game(game.pk, cookies["bob"])
+    await black.send_json_to({"type": "draw_answer", "accept": "yes"})
+    error = await receive_until(black, "error")
+    assert error["code"] == "invalid_message"
+    assert (await fresh(game)).pending_draw_offer_by == "white"
+    await black.disconnect()
+
+
+async def test_resign_ends_the_game_for_the_opponent(game, cookies):
+    black, _ = await open_game(game.pk, cookies["bob"])
+    white, _ = await open_game(game.pk, cookies["alice"])
+    await black.send_json_to({"type": "resign"})
+    event = await receive_until(white, "event")
+    assert event["event"] == "resigned"
+    assert event["game"]["result"] == "1-0"
+    assert event["dests"] == {}
+    await black.disconnect()
+    await white.disconnect()
+
+
+async def test_resign_after_the_end_gets_an_error_frame(game, cookies, alice):
+    await sync_to_async(services.resign)(game_id=game.pk, player=alice)
+    black, _ = await open_game(game.pk, cookies["bob"])
+    await black.send_json_to({"type": "resign"})
+    assert (await receive_until(black, "error"))["code"] == "game_finished"
+    assert (await fresh(game)).result == "0-1"
+    await black.disconnect()
+
+
+async def test_claim_without_a_claimable_draw_gets_an_error_frame(game, cookies):
+    white, _ = await open_game(game.pk, cookies["alice"])
+    await white.send_json_to({"type": "claim_draw"})
+    assert (await receive_until(white, "error"))["code"] == "nothing_to_claim"
+    assert (await fresh(game)).status == Game.Status.ACTIVE
+    await white.disconnect()
+
+
+async def test_threefold_repetition_is_offered_and_claimed(game, cookies, play):
+    await sync_to_async(play)(game, "Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1")
+    white, _ = await open_game(game.pk, cookies["alice"])
+    black, snapshot = await open_game(game.pk, cookies["bob"])
+    assert snapshot["claimable"] is None  # the third occurrence is one move away
+    await black.send_json_to({"type": "move", "number": 8, "move": "Ng8"})
+    event = await receive_until(white, "event")
+    assert event["claimable"] == "threefold_repetition"
+    await white.send_json_to({"type": "claim_draw"})
+    claimed = await receive_until(black, "event")
+    while claimed["event"] != "draw_claimed":
+        claimed = await receive_until(black, "event")
+    assert claimed["game"]["termination"] == "threefold_repetition"
+    await white.disconnect()
+    await black.disconnect()
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+async def test_malformed_json_gets_an_error_frame_and_the_socket_stays_up(game, cookies):
+    white, _ = await open_game(game.pk, cookies["alice"])
+    await white.send_to(text_data="{not json")
+    assert (await white.receive_json_from())["code"] == "malformed_json"
+    await white.send_json_to({"type": "move", "number": 1, "move": "e2e4"})
+    assert (await receive_until(white, "ack"))["action"] == "move"
+    await white.disconnect()
+
+
+async def test_message_without_a_type_gets_an_error_frame(game, cookies):
+    white, _ = await open_game(game.pk, cookies["alice"])
+    await white.send_json_to(["move", "e2e4"])
+    assert (await white.receive_json_from())["code"] == "missing_type"
+    await white.disconnect()
+
+
+async def test_unknown_message_type_gets_an_error_frame(game, cookies):
+    white, _ = await open_game(game.pk, cookies["alice"])
+    await white.send_json_to({"type": "teleport"})
+    assert (await white.receive_json_from())["code"] == "unknown_type"
+    await white.disconnect()
+
+
+@pytest.mark.parametrize(
+    "message, field",
+    [
+        ({"type": "move", "move": "e2e4"}, "number"),
+        ({"type": "move", "number": "1", "move": "e2e4"}, "number"),
+        ({"type": "move", "number": True, "move": "e2e4"}, "number"),
+        ({"type": "move", "number": 1}, "move"),
+        ({"type": "move", "number": 1, "move": 42}, "move"),
+        ({"type": "sync"}, "version"),
+    ],
+)
+async def test_missing_or_wrong_fields_get_an_error_frame(game, cookies, message, field):
+    white, _ = await open_game(game.pk, cookies["alice"])
+    await white.send_json_to(message)
+    error = await white.receive_json_from()
+    assert error["code"] == "invalid_message"
+    assert field in error["message"]
+    assert await move_count(game) == 0
+    await white.disconnect()
+
+
+async def test_binary_frame_gets_an_error_frame(game, cookies):
+    white, _ = await open_game(game.pk, cookies["alice"])
+    await white.send_to(bytes_data=b"\x00\x01")
+    assert (await white.receive_json_from())["code"] == "not_text"
+    await white.disconnect()
+
+
+async def test_oversize_frame_closes_the_socket_with_an_error(game, cookies):
+    white, _ = await open_game(game.pk, cookies["alice"])
+    padding = "x" * consumers.MAX_FRAME_BYTES
+    await white.send_to(text_data=json.dumps({"type": "sync", "version": 0, "pad": padding}))
+    assert (await white.receive_json_from())["code"] == "frame_too_large"
+    closed = await white.receive_output(timeout=5)
+    assert closed == {"type": "websocket.close", "code": consumers.CLOSE_FRAME_TOO_LARGE}
+
+
+async def test_frame_just_under_the_cap_is_accepted(game, cookies):
+    white, _ = await open_game(game.pk, cookies["alice"])
+    message = {"type": "sync", "version": 0, "pad": ""}
+    message["pad"] = "x" * (consumers.MAX_FRAME_BYTES - len(json.dumps(message)))
+    await white.send_to(text_data=json.dumps(message))
+    assert (await white.receive_json_from())["type"] == "snapshot"
+    await white.disconnect()
+
+
+async def test_too_many_messages_close_the_socket(game, cookies):
+    white, _ = await open_game(game.pk, cookies["alice"])
+    for _ in range(consumers.RATE_LIMIT_MESSAGES):
+        await white.send_json_to({"type": "teleport"})
+    for _ in range(consumers.RATE_LIMIT_MESSAGES):
+        assert (await white.receive_json_from())["code"] == "unknown_type"
+    await white.send_json_to({"type": "teleport"})
+    assert (await white.receive_json_from())["code"] == "rate_limited"
+    closed = await white.receive_output(timeout=5)
+    assert closed == {"type": "websocket.close", "code": consumers.CLOSE_RATE_LIMITED}
+
+
+# --------------------------------------------------------------------------- resync
+
+
+async def test_sync_sends_the_moves_after_what_the_page_has(game, cookies, play):
+    white, _ = await open_game(game.pk, cookies["alice"])
+    await white.disconnect()
+    # Moves made while the page was away.
+    await sync_to_async(play)(game, "e4", "e5", "Nf3")
+    white, snapshot = await open_game(game.pk, cookies["alice"])
+    assert [m["san"] for m in snapshot["moves"]] == ["e4", "e5", "Nf3"]
+    await white.send_json_to({"type": "sync", "version": snapshot["version"] - 2, "after": 1})
+    partial = await receive_until(white, "snapshot")
+    assert partial["after"] == 1
+    assert [m["number"] for m in partial["moves"]] == [2, 3]
+    assert partial["version"] == (await fresh(game)).version
+    await white.disconnect()
+
+
+async def test_events_carry_consecutive_versions(game, cookies, alice, bob):
+    watcher, snapshot = await open_game(game.pk, cookies["carol"])
+    await sync_to_async(services.make_move)(game_id=game.pk, player=alice, move_number=1, move="e4")
+    await sync_to_async(services.make_move)(game_id=game.pk, player=bob, move_number=2, move="e5")
+    first = await receive_until(watcher, "event")
+    second = await receive_until(watcher, "event")
+    start = snapshot["version"]
+    assert [first["version"], second["version"]] == [start + 1, start + 2]
+    await watcher.disconnect()
+
+
+# --------------------------------------------------------------------------- player socket
+
+
+async def test_player_socket_hears_challenges_and_game_events(alice, bob, cookies):
+    comm = communicator("/ws/player/", cookies["alice"])
+    connected, _ = await comm.connect()
+    assert connected
+    assert (await comm.receive_json_from())["type"] == "hello"
+    challenge = await sync_to_async(services.challenge)(challenger=bob, challenged=alice)
+    created = await comm.receive_json_from(timeout=5)
+    assert (created["kind"], created["event"]) == ("challenge", "challenge_created")
+    await sync_to_async(services.accept_challenge)(
+        challenge_id=challenge.pk, player=alice, colour="white"
+    )
+    kinds = {(await comm.receive_json_from(timeout=5))["event"] for _ in range(2)}
+    assert kinds == {"challenge_accepted", "game_started"}
+    await comm.disconnect()
+
+
+async def test_player_socket_does_not_hear_other_players(alice, bob, carol, cookies):
+    comm = communicator("/ws/player/", cookies["carol"])
+    await comm.connect()
+    await comm.receive_json_from()
+    await sync_to_async(services.challenge)(challenger=bob, challenged=alice)
+    assert await comm.receive_nothing(timeout=0.3)
+    await comm.disconnect()
+
+
+async def test_player_socket_answers_unknown_messages_with_an_error(alice, cookies):
+    comm = communicator("/ws/player/", cookies["alice"])
+    await comm.connect()
+    await comm.receive_json_from()
+    await comm.send_to(text_data="nope")
+    assert (await comm.receive_json_from())["code"] == "malformed_json"
+    await comm.send_json_to({"type": "ping"})
+    assert (await comm.receive_json_from())["type"] == "pong"
+    await comm.disconnect()
