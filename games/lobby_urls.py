@@ -1,3 +1,19 @@
-"""URLs (filled in by the web pages)."""
+"""The lobby: dashboard, players, and challenge actions (POST only)."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from games import lobby
+
+urlpatterns = [
+    path("", lobby.dashboard, name="dashboard"),
+    path("players/", lobby.players, name="players"),
+    path("players/<str:username>/", lobby.player_detail, name="player_detail"),
+    path("challenges/new/", lobby.challenge_create, name="challenge_create"),
+    path(
+        "challenges/<int:pk>/accept/<str:colour>/",
+        lobby.challenge_accept,
+        name="challenge_accept",
+    ),
+    path("challenges/<int:pk>/decline/", lobby.challenge_decline, name="challenge_decline"),
+    path("challenges/<int:pk>/withdraw/", lobby.challenge_withdraw, name="challenge_withdraw"),
+]

@@ -1,3 +1,9 @@
-"""URLs (filled in by the web pages)."""
+"""The ranking page."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from ranking import views
+
+urlpatterns = [
+    path("", views.ranking, name="ranking"),
+]

@@ -1,0 +1,170 @@
+"""Forms of the account pages: subscription request, login, unsubscribe, preferences."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth import password_validation
+from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.hashers import check_password
+from django.contrib.auth.models import AbstractBaseUser
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import Preferences, SubscriptionRequest
+from accounts.services import username_problem
+from accounts.validators import USERNAME_MAX_LENGTH, username_validator
+
+
+class SubscriptionForm(forms.Form):
+    """The seed's subscription screen: user name, password, full name, e-mail."""
+
+    username = forms.CharField(
+        label=_("User name"),
+        max_length=USERNAME_MAX_LENGTH,
+        validators=[username_validator],
+        help_text=_("1 to 30 characters: letters, digits and _ - . only."),
+        widget=forms.TextInput(attrs={"autocomplete": "username", "autofocus": True}),
+    )
+    password1 = forms.CharField(
+        label=_("Password"),
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+        help_text=_("At least 6 characters, not a common password."),
+    )
+    password2 = forms.CharField(
+        label=_("Password again"),
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+    comment = forms.CharField(
+        label=_("Full name or comment"),
+        max_length=200,
+        required=False,
+        widget=forms.TextInput(attrs={"autocomplete": "name"}),
+    )
+    email = forms.EmailField(
+        label=_("E-mail"),
+        required=False,
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
+
+    def clean_username(self) -> str:
+        username = self.cleaned_data["username"].strip()
+        # Checked here too (the service checks again in its transaction) so that every
+        # problem with the form shows at once, next to its field.
+        if problem := username_problem(username):
+            raise forms.ValidationError(problem, code="username_unavailable")
+        return username
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        first, second = cleaned.get("password1"), cleaned.get("password2")
+        if first and second and first != second:
+            self.add_error("password2", _("The two passwords do not match."))
+        elif first:
+            try:
+                password_validation.validate_password(first)
+            except forms.ValidationError as exc:
+                self.add_error("password1", exc)
+        return cleaned
+
+
+class LoginForm(AuthenticationForm):
+    """Django's login form that also explains why a requested name cannot log in yet."""
+
+    error_messages = {
+        **AuthenticationForm.error_messages,
+        "invalid_login": _("Wrong user name or password."),
+        "request_pending": _(
+            "Your subscription request is waiting for an administrator's approval. "
+            "You can log in once it is approved."
+        ),
+        "request_rejected": _(
+            "Your subscription request was rejected by an administrator, so this user "
+            "name cannot log in."
+        ),
+    }
+
+    def clean(self) -> dict:
+        try:
+            return super().clean()
+        except forms.ValidationError as exc:
+            if exc.code != "invalid_login":
+                raise
+            if (reason := self._request_state()) is not None:
+                raise forms.ValidationError(
+                    self.error_messages[reason], code=reason
+                ) from exc
+            raise
+
+    def _request_state(self) -> str | None:
+        """``request_pending``/``request_rejected`` when the name and password match a request.
+
+        The password must match too, so the page tells nothing to someone who does not
+        know it.
+        """
+        username = (self.cleaned_data.get("username") or "").strip()
+        password = self.cleaned_data.get("password") or ""
+        if not username or not password:
+            return None
+        latest = (
+            SubscriptionRequest.objects.filter(username__iexact=username)
+            .order_by("-created_at", "-pk")
+            .first()
+        )
+        if latest is None or latest.status == SubscriptionRequest.Status.APPROVED:
+            return None
+        if not check_password(password, latest.password_hash):
+            return None
+        if latest.status == SubscriptionRequest.Status.PENDING:
+            return "request_pending"
+        return "request_rejected"
+
+
+class UnsubscribeForm(forms.Form):
+    """Leaving the service, confirmed with the password (seed 000: "Anulación de Suscripción")."""
+
+    password = forms.CharField(
+        label=_("Your password"),
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+    confirm = forms.BooleanField(
+        label=_("I understand that my games in progress will be lost."),
+        required=True,
+    )
+
+    def __init__(self, *args, player: AbstractBaseUser, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.player = player
+
+    def clean_password(self) -> str:
+        password = self.cleaned_data["password"]
+        if not self.player.check_password(password):
+            raise forms.ValidationError(_("Wrong password."), code="wrong_password")
+        return password
+
+
+class PreferencesForm(forms.ModelForm):
+    """Board and client preferences (seed 000 menus COLORES and PREFERENCIAS)."""
+
+    class Meta:
+        model = Preferences
+        fields = [
+            "board_theme",
+            "piece_set",
+            "show_coordinates",
+            "orientation",
+            "sound",
+            "show_status_bar",
+        ]
+        widgets = {
+            "board_theme": forms.RadioSelect(attrs={"class": "form-check-input"}),
+            "orientation": forms.RadioSelect,
+        }
+        help_texts = {
+            "show_coordinates": _("Experienced players often play without them."),
+            "show_status_bar": _(
+                "Below the board: your colour, whose turn it is, the move number and the "
+                "time the last move took."
+            ),
+        }

@@ -1,0 +1,312 @@
+"""The lobby pages: the dashboard, the players and their profiles, and challenge actions.
+
+Views parse the request, call :mod:`games.selectors` or :mod:`games.services`, and render;
+a domain error becomes a message on the page the player came from.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.paginator import Paginator
+from django.db.models import F, Q
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import NoReverseMatch, reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from games import errors, rules, selectors, services
+from games.models import Challenge, Game, Move
+from ranking.models import PlayerRecord
+
+User = get_user_model()
+
+RECENT_FINISHED_GAMES = 10
+PLAYERS_PER_PAGE = 20
+PROFILE_RECENT_GAMES = 15
+ACCEPT_COLOURS = (rules.WHITE, rules.BLACK, "random")
+
+
+def game_url(game_id: int) -> str:
+    """The game page's address (``game_detail``, served by the game views)."""
+    try:
+        return reverse("game_detail", args=[game_id])
+    except NoReverseMatch:
+        # The game page's URLs may not be installed (e.g. a trimmed URL conf); the path
+        # is part of the public layout either way.
+        return f"/games/{game_id}/"
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One game as a given player sees it in a list."""
+
+    game: Game
+    my_colour: str
+    opponent: AbstractBaseUser
+    my_turn: bool
+    url: str
+    last_move: Move | None = None
+
+    @property
+    def move_count(self) -> int:
+        return self.game.next_move_number - 1
+
+    @property
+    def last_move_label(self) -> str:
+        """``12. Nf3`` after a white move, ``12… Nf6`` after a black one."""
+        if self.last_move is None:
+            return ""
+        number = self.last_move.number
+        dots = "." if number % 2 else "…"
+        return f"{(number + 1) // 2}{dots} {self.last_move.san}"
+
+    @property
+    def outcome(self) -> str:
+        """``won``, ``lost``, ``drawn`` or ``ongoing``, from this player's side."""
+        if self.game.is_active:
+            return "ongoing"
+        winner = self.game.winner_colour
+        if winner is None:
+            return "drawn"
+        return "won" if winner == self.my_colour else "lost"
+
+    @property
+    def draw_offer_to_me(self) -> bool:
+        offer = self.game.pending_draw_offer_by
+        return offer is not None and offer != self.my_colour
+
+
+def _row(game: Game, player: AbstractBaseUser, last_move: Move | None = None) -> GameRow:
+    colour = game.colour_of(player.pk)
+    opponent = game.black if colour == rules.WHITE else game.white
+    return GameRow(
+        game=game,
+        my_colour=colour,
+        opponent=opponent,
+        my_turn=game.is_active and game.player_to_move_id == player.pk,
+        url=game_url(game.pk),
+        last_move=last_move,
+    )
+
+
+def _last_moves(game_ids: list[int]) -> dict[int, Move]:
+    """The last move of each game, in one query whatever the number of games."""
+    if not game_ids:
+        return {}
+    found = Move.objects.filter(
+        game_id__in=game_ids, number=F("game__next_move_number") - 1
+    ).only("game_id", "number", "san", "played_at")
+    return {move.game_id: move for move in found}
+
+
+def dashboard_context(player: AbstractBaseUser) -> dict[str, object]:
+    """Everything the dashboard shows, in a fixed number of queries."""
+    active = list(selectors.games_of(player, status=Game.Status.ACTIVE))
+    last = _last_moves([g.pk for g in active])
+    rows = [_row(g, player, last.get(g.pk)) for g in active]
+    # Games waiting for me first; among them, the one waiting longest comes first, as
+    # a correspondence player answers the oldest letter first.
+    my_turn = sorted((r for r in rows if r.my_turn), key=lambda r: r.game.updated_at)
+    their_turn = [r for r in rows if not r.my_turn]
+    finished = [
+        _row(g, player)
+        for g in selectors.games_of(player, status=Game.Status.FINISHED).order_by(
+            "-finished_at", "-pk"
+        )[:RECENT_FINISHED_GAMES]
+    ]
+    return {
+        "my_turn_games": my_turn,
+        "their_turn_games": their_turn,
+        "incoming_challenges": list(selectors.pending_challenges_to(player)),
+        "outgoing_challenges": list(selectors.pending_challenges_from(player)),
+        "finished_games": finished,
+    }
+
+
+@login_required
+@require_GET
+def dashboard(request: HttpRequest) -> HttpResponse:
+    """My games and challenges. ``?partial=1`` returns only the part that changes live."""
+    context = dashboard_context(request.user)
+    if request.GET.get("partial") == "1":
+        return render(request, "lobby/_dashboard_live.html", context)
+    return render(request, "lobby/dashboard.html", context)
+
+
+# --------------------------------------------------------------------------- challenges
+
+
+def _back(request: HttpRequest) -> HttpResponseRedirect:
+    """Back to the page the form was on (its ``next`` field), or to the dashboard."""
+    target = request.POST.get("next", "")
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return HttpResponseRedirect(target)
+    return redirect("dashboard")
+
+
+@login_required
+@require_POST
+def challenge_create(request: HttpRequest) -> HttpResponse:
+    """Challenge the player named in the ``username`` field."""
+    username = request.POST.get("username", "").strip()
+    if not username:
+        messages.error(request, _("Type the user name of the player to challenge."))
+        return _back(request)
+    try:
+        opponent = selectors.active_player(username)
+        services.challenge(challenger=request.user, challenged=opponent)
+    except errors.UserNotFound:
+        messages.error(request, _("There is no active player called “%(name)s”.") % {
+            "name": username
+        })
+    except errors.DomainError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(
+            request,
+            _("Challenge sent to %(name)s. The game starts when they accept.")
+            % {"name": opponent.username},
+        )
+    return _back(request)
+
+
+@login_required
+@require_POST
+def challenge_accept(request: HttpRequest, pk: int, colour: str) -> HttpResponse:
+    """Accept a challenge made to me, playing ``colour`` (white, black or random)."""
+    if colour == "random":
+        colour = secrets.choice((rules.WHITE, rules.BLACK))
+    try:
+        game = services.accept_challenge(challenge_id=pk, player=request.user, colour=colour)
+    except errors.DomainError as exc:
+        messages.error(request, exc.message)
+    else:
+        opponent = game.black if game.white_id == request.user.pk else game.white
+        messages.success(
+            request,
+            _("Game %(game)s against %(name)s has started: you play %(colour)s.")
+            % {
+                "game": game.public_id,
+                "name": opponent.username,
+                "colour": _("white") if game.white_id == request.user.pk else _("black"),
+            },
+        )
+    return _back(request)
+
+
+@login_required
+@require_POST
+def challenge_decline(request: HttpRequest, pk: int) -> HttpResponse:
+    """Turn down a challenge made to me."""
+    try:
+        declined = services.decline_challenge(challenge_id=pk, player=request.user)
+    except errors.DomainError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.info(
+            request,
+            _("You declined %(name)s's challenge.") % {"name": declined.challenger.username},
+        )
+    return _back(request)
+
+
+@login_required
+@require_POST
+def challenge_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
+    """Take back a challenge I made."""
+    try:
+        withdrawn = services.withdraw_challenge(challenge_id=pk, player=request.user)
+    except errors.DomainError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.info(
+            request,
+            _("You withdrew your challenge to %(name)s.")
+            % {"name": withdrawn.challenged.username},
+        )
+    return _back(request)
+
+
+# --------------------------------------------------------------------------- players
+
+
+@dataclass(frozen=True)
+class Relation:
+    """Where a listed player stands with me: a game in progress, a pending challenge."""
+
+    game_url: str = ""
+    challenge_sent: Challenge | None = None
+    challenge_received: Challenge | None = None
+
+    @property
+    def can_challenge(self) -> bool:
+        return not (self.game_url or self.challenge_sent or self.challenge_received)
+
+
+def _relations(player: AbstractBaseUser) -> dict[int, Relation]:
+    """My relation to every other player, in two queries."""
+    games = {
+        (white_id if black_id == player.pk else black_id): game_id
+        for game_id, white_id, black_id in Game.objects.filter(
+            Q(white=player) | Q(black=player), status=Game.Status.ACTIVE
+        ).values_list("pk", "white_id", "black_id")
+    }
+    relations = {other: Relation(game_url=game_url(gid)) for other, gid in games.items()}
+    for found in Challenge.objects.filter(
+        Q(challenger=player) | Q(challenged=player), status=Challenge.Status.PENDING
+    ):
+        if found.challenger_id == player.pk:
+            relations[found.challenged_id] = Relation(challenge_sent=found)
+        else:
+            relations[found.challenger_id] = Relation(challenge_received=found)
+    return relations
+
+
+@login_required
+@require_GET
+def players(request: HttpRequest) -> HttpResponse:
+    """Active players, searchable by user name or full name, with a challenge button."""
+    query = request.GET.get("q", "").strip()
+    found = User.objects.filter(is_active=True).select_related("record").order_by("username")
+    if query:
+        found = found.filter(
+            Q(username__icontains=query)
+            | Q(first_name__icontains=query)
+            | Q(last_name__icontains=query)
+        )
+    page = Paginator(found, PLAYERS_PER_PAGE).get_page(request.GET.get("page"))
+    relations = _relations(request.user)
+    rows = [(p, relations.get(p.pk, Relation())) for p in page.object_list]
+    return render(
+        request,
+        "players/list.html",
+        {"page": page, "rows": rows, "query": query},
+    )
+
+
+@login_required
+@require_GET
+def player_detail(request: HttpRequest, username: str) -> HttpResponse:
+    """A player's record (wins, losses, draws, rating) and recent games."""
+    player = get_object_or_404(User, username=username, is_active=True)
+    record, _created = PlayerRecord.objects.get_or_create(player=player)
+    recent = [_row(g, player) for g in selectors.games_of(player)[:PROFILE_RECENT_GAMES]]
+    relation = (
+        None if player.pk == request.user.pk
+        else _relations(request.user).get(player.pk, Relation())
+    )
+    return render(
+        request,
+        "players/detail.html",
+        {"player": player, "record": record, "recent_games": recent, "relation": relation},
+    )
