@@ -1,0 +1,348 @@
+"""The game page and its HTTP actions (the fallback when there is no WebSocket)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from games import services
+from games.models import Game
+
+JSON = {"HTTP_ACCEPT": "application/json"}
+RUY_LOPEZ = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7", "Re1", "b5", "Bb3", "d6", "c3", "O-O", "h3", "Nb8", "d4", "Nbd7", "c4", "c6", "cxb5", "axb5", "Nc3", "Bb7", "Bg5", "b4", "Nb1", "h6", "Bh4", "c5", "dxe5", "Nxe4", "Bxe7", "Qxe7"]
+
+
+@pytest.fixture
+def as_alice(alice) -> Client:
+    client = Client()
+    client.force_login(alice)
+    return client
+
+
+@pytest.fixture
+def as_bob(bob) -> Client:
+    client = Client()
+    client.force_login(bob)
+    return client
+
+
+@pytest.fixture
+def as_carol(carol) -> Client:
+    client = Client()
+    client.force_login(carol)
+    return client
+
+
+def page_data(response) -> dict:
+    """The JSON the page's script reads (``json_script`` with id ``game-data``)."""
+    html = response.content.decode()
+    start = html.index('<script id="game-data" type="application/json">')
+    start = html.index(">", start) + 1
+    return json.loads(html[start : html.index("</script>", start)])
+
+
+def url(name: str, game: Game) -> str:
+    return reverse(name, args=[game.pk])
+
+
+# --------------------------------------------------------------------------- the page
+
+
+def test_player_sees_the_board_data_for_their_colour(as_alice, game, play):
+    play(game, "e4", "e5")
+    response = as_alice.get(url("game_detail", game))
+    assert response.status_code == 200
+    data = page_data(response)
+    assert data["me"] == {"username": "alice", "colour": "white"}
+    assert [m["san"] for m in data["moves"]] == ["e4", "e5"]
+    assert data["version"] == Game.objects.get(pk=game.pk).version
+    assert "g1" in data["dests"]
+    assert data["urls"]["ws"] == f"/ws/games/{game.pk}/"
+    assert 'id="move-form"' in response.content.decode()
+
+
+def test_black_player_sees_the_board_from_black_by_default(as_bob, game):
+    data = page_data(as_bob.get(url("game_detail", game)))
+    assert data["prefs"]["orientation"] == "black"
+
+
+def test_orientation_preference_is_honoured(as_bob, bob, game):
+    bob.preferences.orientation = "white"
+    bob.preferences.show_coordinates = False
+    bob.preferences.save()
+    data = page_data(as_bob.get(url("game_detail", game)))
+    assert data["prefs"]["orientation"] == "white"
+    assert data["prefs"]["coordinates"] is False
+
+
+def test_non_player_may_watch_without_actions(as_carol, game):
+    response = as_carol.get(url("game_detail", game))
+    assert response.status_code == 200
+    assert page_data(response)["me"]["colour"] is None
+    assert 'id="actions"' not in response.content.decode()
+
+
+def test_anonymous_visitor_is_sent_to_log_in(client, game):
+    response = client.get(url("game_detail", game))
+    assert response.status_code == 302
+    assert reverse("login") in response["Location"]
+
+
+def test_missing_game_is_404(as_alice, game):
+    assert as_alice.get(reverse("game_detail", args=[game.pk + 999])).status_code == 404
+
+
+def test_finished_game_shows_its_result(as_alice, game, play):
+    play(game, "f3", "e5", "g4", "Qh4#")
+    response = as_alice.get(url("game_detail", game))
+    html = response.content.decode()
+    assert "0-1" in html
+    data = page_data(response)
+    assert data["game"]["termination"] == "checkmate"
+    assert data["dests"] == {}
+
+
+def test_claimable_draw_is_offered_on_the_page(as_alice, game, play):
+    play(game, "Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8")
+    data = page_data(as_alice.get(url("game_detail", game)))
+    assert data["claimable"] == "threefold_repetition"
+
+
+def test_page_query_count_is_bounded_however_many_games_and_moves(
+    as_alice, alice, bob, make_player, start_game, play, django_assert_max_num_queries
+):
+    game = start_game(alice, bob)
+    play(game, *RUY_LOPEZ)
+    for i in range(30):
+        other = make_player(f"p{i}")
+        play(start_game(alice, other), "e4", "c5")
+    with django_assert_max_num_queries(15):
+        response = as_alice.get(url("game_detail", game))
+    assert response.status_code == 200
+    assert len(page_data(response)["moves"]) == len(RUY_LOPEZ)
+
+
+# --------------------------------------------------------------------------- moves
+
+
+def test_move_posted_as_json_is_played(as_alice, game):
+    response = as_alice.post(url("game_move", game), {"number": 1, "move": "e2e4"}, **JSON)
+    assert response.status_code == 200
+    body = response.json()
+    assert body["type"] == "snapshot"
+    assert [m["san"] for m in body["moves"]] == ["e4"]
+    assert body["game"]["turn"] == "black"
+    assert Game.objects.get(pk=game.pk).next_move_number == 2
+
+
+def test_move_answer_holds_only_moves_after_what_the_page_has(as_bob, game, play):
+    play(game, "e4")
+    response = as_bob.post(
+        url("game_move", game), {"number": 2, "move": "c5", "after": 1}, **JSON
+    )
+    assert [m["number"] for m in response.json()["moves"]] == [2]
+
+
+def test_move_posted_from_the_plain_form_redirects_to_the_game(as_alice, game):
+    response = as_alice.post(url("game_move", game), {"number": 1, "move": "Nf3"}, follow=True)
+    assert response.redirect_chain[-1][0] == url("game_detail", game)
+    assert [m["san"] for m in page_data(response)["moves"]] == ["Nf3"]
+
+
+def test_illegal_move_is_refused_with_422_and_nothing_changes(as_alice, game):
+    response = as_alice.post(url("game_move", game), {"number": 1, "move": "e2e5"}, **JSON)
+    assert response.status_code == 422
+    assert response.json()["code"] == "illegal_move"
+    assert not game.moves.exists()
+
+
+def test_illegal_move_from_the_plain_form_shows_a_message(as_alice, game):
+    response = as_alice.post(url("game_move", game), {"number": 1, "move": "e2e5"}, follow=True)
+    assert "not legal" in response.content.decode()
+    assert not game.moves.exists()
+
+
+def test_move_out_of_turn_is_refused(as_bob, game):
+    response = as_bob.post(url("game_move", game), {"number": 1, "move": "e7e5"}, **JSON)
+    assert response.status_code == 409
+    assert response.json()["code"] == "not_your_turn"
+    assert not game.moves.exists()
+
+
+def test_stale_move_number_is_refused(as_alice, game, play):
+    play(game, "e4", "e5")
+    response = as_alice.post(url("game_move", game), {"number": 1, "move": "d2d4"}, **JSON)
+    assert response.status_code == 409
+    assert response.json() | {"message": ""} == {
+        "type": "error",
+        "code": "wrong_move_number",
+        "message": "",
+        "expected": 3,
+    }
+    assert game.moves.count() == 2
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        {"move": "e2e4"},
+        {"number": "one", "move": "e2e4"},
+        {"number": 1},
+        {"number": 1, "move": "x" * 11},
+    ],
+)
+def test_malformed_move_form_is_refused_with_400(as_alice, game, form):
+    response = as_alice.post(url("game_move", game), form, **JSON)
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_form"
+    assert not game.moves.exists()
+
+
+def test_non_player_move_is_forbidden(as_carol, game):
+    response = as_carol.post(url("game_move", game), {"number": 1, "move": "e2e4"}, **JSON)
+    assert response.status_code == 403
+    assert response.json()["code"] == "not_a_player"
+    assert not game.moves.exists()
+
+
+@pytest.mark.parametrize(
+    "name, form",
+    [
+        ("game_draw_offer", {}),
+        ("game_draw_answer", {"accept": "yes"}),
+        ("game_resign", {}),
+        ("game_claim_draw", {}),
+    ],
+)
+def test_non_player_actions_are_forbidden(as_carol, game, name, form):
+    response = as_carol.post(url(name, game), form, **JSON)
+    assert response.status_code == 403
+    assert Game.objects.get(pk=game.pk).version == game.version
+
+
+def test_action_on_a_missing_game_is_404(as_alice, game):
+    response = as_alice.post(reverse("game_resign", args=[game.pk + 999]), **JSON)
+    assert response.status_code == 404
+
+
+def test_actions_need_csrf(alice, game):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(alice)
+    response = client.post(url("game_move", game), {"number": 1, "move": "e2e4"})
+    assert response.status_code == 403
+    assert not game.moves.exists()
+
+
+def test_actions_refuse_get(as_alice, game):
+    assert as_alice.get(url("game_resign", game)).status_code == 405
+    assert Game.objects.get(pk=game.pk).status == Game.Status.ACTIVE
+
+
+def test_actions_need_a_login(client, game):
+    response = client.post(url("game_resign", game))
+    assert response.status_code == 302
+    assert Game.objects.get(pk=game.pk).status == Game.Status.ACTIVE
+
+
+# --------------------------------------------------------------------------- draws, resign
+
+
+def test_draw_offered_then_accepted_over_http(as_alice, as_bob, game):
+    offered = as_alice.post(url("game_draw_offer", game), **JSON)
+    assert offered.json()["game"]["draw_offer_by"] == "white"
+    accepted = as_bob.post(url("game_draw_answer", game), {"accept": "yes"}, **JSON)
+    assert accepted.status_code == 200
+    assert accepted.json()["game"]["result"] == "1/2-1/2"
+
+
+def test_draw_declined_over_http_keeps_the_game(as_alice, as_bob, game):
+    as_alice.post(url("game_draw_offer", game), **JSON)
+    declined = as_bob.post(url("game_draw_answer", game), {"accept": "no"}, **JSON)
+    assert declined.json()["game"]["status"] == "active"
+    assert declined.json()["game"]["draw_offer_by"] is None
+
+
+def test_second_draw_offer_is_refused(as_alice, game):
+    as_alice.post(url("game_draw_offer", game), **JSON)
+    response = as_alice.post(url("game_draw_offer", game), **JSON)
+    assert response.status_code == 409
+    assert response.json()["code"] == "draw_offer_pending"
+
+
+def test_draw_answer_without_an_offer_is_refused(as_bob, game):
+    response = as_bob.post(url("game_draw_answer", game), {"accept": "yes"}, **JSON)
+    assert response.status_code == 409
+    assert response.json()["code"] == "no_draw_offer"
+    assert Game.objects.get(pk=game.pk).status == Game.Status.ACTIVE
+
+
+def test_draw_answer_must_be_yes_or_no(as_alice, as_bob, game):
+    as_alice.post(url("game_draw_offer", game), **JSON)
+    response = as_bob.post(url("game_draw_answer", game), {"accept": "maybe"}, **JSON)
+    assert response.status_code == 400
+    assert Game.objects.get(pk=game.pk).pending_draw_offer_by == "white"
+
+
+def test_resign_from_the_plain_form(as_bob, game):
+    response = as_bob.post(url("game_resign", game), follow=True)
+    assert response.status_code == 200
+    assert Game.objects.get(pk=game.pk).result == "1-0"
+
+
+def test_resign_twice_is_refused(as_bob, game):
+    as_bob.post(url("game_resign", game), **JSON)
+    response = as_bob.post(url("game_resign", game), **JSON)
+    assert response.status_code == 409
+    assert response.json()["code"] == "game_finished"
+
+
+def test_claim_without_a_claimable_draw_is_refused(as_alice, game):
+    response = as_alice.post(url("game_claim_draw", game), **JSON)
+    assert response.status_code == 409
+    assert response.json()["code"] == "nothing_to_claim"
+    assert Game.objects.get(pk=game.pk).status == Game.Status.ACTIVE
+
+
+def test_claim_after_threefold_repetition_draws(as_alice, game, play):
+    play(game, "Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8")
+    response = as_alice.post(url("game_claim_draw", game), **JSON)
+    assert response.status_code == 200
+    assert response.json()["game"]["termination"] == "threefold_repetition"
+
+
+# --------------------------------------------------------------------------- state, PGN
+
+
+def test_state_returns_moves_after_the_given_number(as_carol, game, play):
+    play(game, "e4", "e5", "Nf3")
+    body = as_carol.get(url("game_state", game), {"after": 2}).json()
+    assert [m["san"] for m in body["moves"]] == ["Nf3"]
+    assert body["claimable"] is None
+
+
+def test_state_refuses_a_non_numeric_after(as_alice, game):
+    response = as_alice.get(url("game_state", game), {"after": "x"})
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_after"
+
+
+def test_pgn_downloads_under_the_public_id(as_carol, game, play):
+    play(game, "e4", "e5")
+    response = as_carol.get(url("game_pgn", game))
+    assert response.status_code == 200
+    assert response["Content-Disposition"] == f'attachment; filename="{game.public_id}.pgn"'
+    text = response.content.decode()
+    assert '[White "alice"]' in text
+    assert "1. e4 e5" in text
+
+
+def test_pgn_of_a_missing_game_is_404(as_alice, game):
+    assert as_alice.get(reverse("game_pgn", args=[game.pk + 999])).status_code == 404
+
+
+def test_service_change_shows_on_the_next_page_load(as_bob, alice, game):
+    services.make_move(game_id=game.pk, player=alice, move_number=1, move="c4")
+    assert [m["san"] for m in page_data(as_bob.get(url("game_detail", game)))["moves"]] == ["c4"]
