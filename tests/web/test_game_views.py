@@ -18,7 +18,6 @@ RUY_LOPEZ = (
     "c4", "c6", "cxb5", "axb5", "Nc3", "Bb7", "Bg5", "b4", "Nb1", "h6",
     "Bh4", "c5", "dxe5", "Nxe4", "Bxe7", "Qxe7",
 )
-)
 
 
 @pytest.fixture
