@@ -1,0 +1,286 @@
+"""Draw offers and answers, resignation, draw claims, abandonment and the purge."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.utils import timezone
+
+from games import errors, services
+from games.models import Challenge, DrawRequest, Game, Move
+from tests.games.knight_walks import knight_walk
+
+KNIGHT_DANCE = ["Nf3", "Nf6", "Ng1", "Ng8"]
+
+
+def state(game: Game) -> tuple:
+    game.refresh_from_db()
+    return (
+        game.status,
+        game.result,
+        game.termination,
+        game.white_request,
+        game.black_request,
+        game.version,
+    )
+
+
+# --------------------------------------------------------------------------- draw offers
+
+
+def test_offer_draw_sets_the_offerers_flag(game, alice):
+    version = game.version
+    services.offer_draw(game_id=game.pk, player=alice)
+    game.refresh_from_db()
+    assert game.white_request == DrawRequest.OFFERS_DRAW
+    assert game.pending_draw_offer_by == "white"
+    assert game.version == version + 1
+
+
+def test_offer_draw_out_of_turn_is_allowed(game, bob):
+    services.offer_draw(game_id=game.pk, player=bob)
+    game.refresh_from_db()
+    assert game.pending_draw_offer_by == "black"
+
+
+def test_second_draw_offer_is_refused(game, alice, bob):
+    services.offer_draw(game_id=game.pk, player=alice)
+    before = state(game)
+    for player in (alice, bob):
+        with pytest.raises(errors.DrawOfferPending):
+            services.offer_draw(game_id=game.pk, player=player)
+    assert state(game) == before
+
+
+def test_offerer_cannot_move_while_the_offer_is_pending(game, alice):
+    services.offer_draw(game_id=game.pk, player=alice)
+    with pytest.raises(errors.DrawOfferPending):
+        services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")
+    assert not Move.objects.exists()
+
+
+def test_opponent_must_answer_the_offer_before_moving(game, play, bob):
+    game = play(game, "e4")
+    services.offer_draw(game_id=game.pk, player=game.white)
+    with pytest.raises(errors.DrawOfferPending):
+        services.make_move(game_id=game.pk, player=bob, move_number=2, move="e5")
+    assert Move.objects.count() == 1
+
+
+def test_accepting_the_offer_draws_the_game(game, alice, bob):
+    services.offer_draw(game_id=game.pk, player=alice)
+    services.answer_draw(game_id=game.pk, player=bob, accept=True)
+    game.refresh_from_db()
+    assert (game.status, game.result, game.termination) == ("finished", "1/2-1/2", "agreement")
+    assert (game.white_request, game.black_request) == (
+        DrawRequest.OFFERS_DRAW,
+        DrawRequest.ACCEPTS_DRAW,
+    )
+
+
+def test_declining_the_offer_clears_it_and_play_goes_on(game, alice, bob):
+    services.offer_draw(game_id=game.pk, player=alice)
+    services.answer_draw(game_id=game.pk, player=bob, accept=False)
+    game.refresh_from_db()
+    assert game.status == "active"
+    assert (game.white_request, game.black_request) == (DrawRequest.NONE, DrawRequest.NONE)
+    services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")
+
+
+def test_answering_without_an_offer_is_refused(game, bob):
+    before = state(game)
+    with pytest.raises(errors.NoDrawOffer):
+        services.answer_draw(game_id=game.pk, player=bob, accept=True)
+    assert state(game) == before
+
+
+def test_offerer_cannot_answer_their_own_offer(game, alice):
+    services.offer_draw(game_id=game.pk, player=alice)
+    before = state(game)
+    with pytest.raises(errors.NoDrawOffer):
+        services.answer_draw(game_id=game.pk, player=alice, accept=True)
+    assert state(game) == before
+
+
+def test_draw_offer_by_someone_who_does_not_play_is_refused(game, carol):
+    with pytest.raises(errors.NotAPlayer):
+        services.offer_draw(game_id=game.pk, player=carol)
+    with pytest.raises(errors.NotAPlayer):
+        services.answer_draw(game_id=game.pk, player=carol, accept=True)
+
+
+def test_draw_offer_in_an_unknown_game_is_refused(alice):
+    with pytest.raises(errors.GameNotFound):
+        services.offer_draw(game_id=999, player=alice)
+
+
+def test_draw_offer_in_a_finished_game_is_refused(game, alice, bob):
+    services.resign(game_id=game.pk, player=bob)
+    before = state(game)
+    with pytest.raises(errors.GameFinished):
+        services.offer_draw(game_id=game.pk, player=alice)
+    with pytest.raises(errors.GameFinished):
+        services.answer_draw(game_id=game.pk, player=alice, accept=True)
+    assert state(game) == before
+
+
+# --------------------------------------------------------------------------- resignation
+
+
+@pytest.mark.parametrize(("resigner", "result"), [("alice", "0-1"), ("bob", "1-0")])
+def test_resigning_gives_the_opponent_the_win(game, resigner, result):
+    player = game.white if resigner == "alice" else game.black
+    services.resign(game_id=game.pk, player=player)
+    game.refresh_from_db()
+    assert (game.status, game.result, game.termination) == ("finished", result, "resignation")
+    assert game.request_of("white" if resigner == "alice" else "black") == DrawRequest.RESIGNED
+
+
+def test_resigning_out_of_turn_is_allowed(game, bob):
+    services.resign(game_id=game.pk, player=bob)
+    game.refresh_from_db()
+    assert game.result == "1-0"
+
+
+def test_resigning_a_finished_game_is_refused(game, alice, bob):
+    services.resign(game_id=game.pk, player=alice)
+    before = state(game)
+    with pytest.raises(errors.GameFinished):
+        services.resign(game_id=game.pk, player=bob)
+    assert state(game) == before
+
+
+def test_resigning_someone_elses_game_is_refused(game, carol):
+    before = state(game)
+    with pytest.raises(errors.NotAPlayer):
+        services.resign(game_id=game.pk, player=carol)
+    assert state(game) == before
+
+
+def test_resigning_an_unknown_game_is_refused(alice):
+    with pytest.raises(errors.GameNotFound):
+        services.resign(game_id=999, player=alice)
+
+
+# --------------------------------------------------------------------------- claims
+
+
+def test_threefold_repetition_can_be_claimed(game, play, alice):
+    game = play(game, *(KNIGHT_DANCE * 2))
+    services.claim_draw(game_id=game.pk, player=alice)
+    game.refresh_from_db()
+    assert (game.status, game.result, game.termination) == (
+        "finished",
+        "1/2-1/2",
+        "threefold_repetition",
+    )
+
+
+def test_either_player_may_claim_whoever_is_to_move(game, play, bob):
+    game = play(game, *(KNIGHT_DANCE * 2))
+    assert game.colour_to_move == "white"
+    services.claim_draw(game_id=game.pk, player=bob)
+    game.refresh_from_db()
+    assert game.termination == "threefold_repetition"
+
+
+def test_fifty_move_rule_can_be_claimed(game, play, alice):
+    game = play(game, "e4", "e5", *knight_walk(["e4", "e5"], 100))
+    assert game.status == "active"
+    services.claim_draw(game_id=game.pk, player=alice)
+    game.refresh_from_db()
+    assert game.termination == "fifty_moves"
+
+
+def test_claim_with_nothing_to_claim_is_refused(game, play, alice):
+    game = play(game, *KNIGHT_DANCE)
+    before = state(game)
+    with pytest.raises(errors.NothingToClaim):
+        services.claim_draw(game_id=game.pk, player=alice)
+    assert state(game) == before
+
+
+def test_claim_in_a_finished_game_is_refused(game, play, alice, bob):
+    game = play(game, *(KNIGHT_DANCE * 2))
+    services.resign(game_id=game.pk, player=bob)
+    before = state(game)
+    with pytest.raises(errors.GameFinished):
+        services.claim_draw(game_id=game.pk, player=alice)
+    assert state(game) == before
+
+
+def test_claim_by_someone_who_does_not_play_is_refused(game, play, carol):
+    game = play(game, *(KNIGHT_DANCE * 2))
+    with pytest.raises(errors.NotAPlayer):
+        services.claim_draw(game_id=game.pk, player=carol)
+    game.refresh_from_db()
+    assert game.status == "active"
+
+
+def test_claim_in_an_unknown_game_is_refused(alice):
+    with pytest.raises(errors.GameNotFound):
+        services.claim_draw(game_id=999, player=alice)
+
+
+# --------------------------------------------------------------------------- abandonment
+
+
+def test_abandoning_ends_every_active_game_as_a_loss(alice, bob, carol, start_game):
+    as_white = start_game(alice, bob)
+    as_black = start_game(carol, alice)
+    ended = services.abandon_games(player=alice)
+    assert {g.pk for g in ended} == {as_white.pk, as_black.pk}
+    as_white.refresh_from_db()
+    as_black.refresh_from_db()
+    assert (as_white.result, as_white.termination) == ("0-1", "abandonment")
+    assert (as_black.result, as_black.termination) == ("1-0", "abandonment")
+
+
+def test_abandoning_leaves_finished_games_alone(game, alice, bob):
+    services.resign(game_id=game.pk, player=bob)
+    assert services.abandon_games(player=alice) == []
+    game.refresh_from_db()
+    assert (game.result, game.termination) == ("1-0", "resignation")
+
+
+def test_abandoning_withdraws_pending_challenges_both_ways(alice, bob, carol):
+    sent = services.challenge(challenger=alice, challenged=bob)
+    received = services.challenge(challenger=carol, challenged=alice)
+    services.abandon_games(player=alice)
+    assert set(
+        Challenge.objects.filter(pk__in=[sent.pk, received.pk]).values_list("status", flat=True)
+    ) == {"withdrawn"}
+
+
+# --------------------------------------------------------------------------- purge
+
+
+def _finished(start_game, white, black, days_ago: float) -> Game:
+    game = start_game(white, black)
+    services.resign(game_id=game.pk, player=black)
+    Game.objects.filter(pk=game.pk).update(finished_at=timezone.now() - dt.timedelta(days=days_ago))
+    return game
+
+
+def test_purge_deletes_old_finished_games_with_their_moves(alice, bob, carol, start_game, play):
+    old = play(start_game(alice, bob), "e4", "e5")
+    services.resign(game_id=old.pk, player=bob)
+    Game.objects.filter(pk=old.pk).update(finished_at=timezone.now() - dt.timedelta(days=10))
+    recent = _finished(start_game, alice, carol, days_ago=1)
+    assert services.delete_finished_games(older_than_days=5) == 1
+    assert list(Game.objects.values_list("pk", flat=True)) == [recent.pk]
+    assert not Move.objects.filter(game_id=old.pk).exists()
+
+
+def test_purge_never_deletes_active_games(game):
+    Game.objects.filter(pk=game.pk).update(updated_at=timezone.now() - dt.timedelta(days=999))
+    assert services.delete_finished_games(older_than_days=0) == 0
+    assert Game.objects.filter(pk=game.pk).exists()
+
+
+def test_purge_refuses_negative_days(alice, bob, start_game):
+    _finished(start_game, alice, bob, days_ago=10)
+    with pytest.raises(ValueError):
+        services.delete_finished_games(older_than_days=-1)
+    assert Game.objects.count() == 1

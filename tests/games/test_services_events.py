@@ -1,0 +1,143 @@
+"""Events reach the channel layer only after the write commits, never after a rollback.
+
+These tests commit for real (``transactional_db``) and listen on the configured channel
+layer: the in-memory one by default, Redis when ``REDIS_URL`` is set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from channels import DEFAULT_CHANNEL_LAYER
+from channels.layers import (
+    BaseChannelLayer,
+    InMemoryChannelLayer,
+    channel_layers,
+    get_channel_layer,
+)
+from django.db import transaction
+
+from games import errors, services
+from games.events import game_group, player_group
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+class Listener:
+    """A channel subscribed to some groups, read with a timeout."""
+
+    def __init__(self, layer: BaseChannelLayer, loop: asyncio.AbstractEventLoop, *groups: str):
+        self.layer, self.loop = layer, loop
+        self.channel = loop.run_until_complete(layer.new_channel())
+        for group in groups:
+            loop.run_until_complete(layer.group_add(group, self.channel))
+
+    def receive(self, timeout: float = 2.0) -> dict[str, Any]:
+        return self.loop.run_until_complete(
+            asyncio.wait_for(self.layer.receive(self.channel), timeout)
+        )
+
+    def assert_silent(self, timeout: float = 0.3) -> None:
+        with pytest.raises(asyncio.TimeoutError):
+            self.receive(timeout)
+
+
+@pytest.fixture
+def listen() -> Iterator[Callable[..., Listener]]:
+    """Subscribe channels to groups; all of a test's channels share one loop and layer.
+
+    channels-redis binds a layer's receive buffers to the loop that first reads them, so
+    the listening side gets its own layer instance and loop; the in-memory layer must be
+    the very instance the services publish to.
+    """
+    layer = get_channel_layer()
+    if not isinstance(layer, InMemoryChannelLayer):
+        layer = channel_layers.make_backend(DEFAULT_CHANNEL_LAYER)
+    loop = asyncio.new_event_loop()
+    yield lambda *groups: Listener(layer, loop, *groups)
+    loop.close()
+
+
+def test_move_is_published_to_the_game_group_after_commit(listen, game, alice):
+    listener = listen(game_group(game.pk))
+    services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")
+    message = listener.receive()
+    assert message["type"] == "game.event"
+    assert message["event"] == "move"
+    assert message["move"]["uci"] == "e2e4"
+    assert message["move"]["number"] == 1
+    assert message["game"]["next_move_number"] == 2
+    assert message["version"] == message["game"]["version"] == game.version + 1
+
+
+def test_move_is_published_to_both_players(listen, game, alice):
+    white_page = listen(player_group(game.white_id))
+    black_page = listen(player_group(game.black_id))
+    services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")
+    assert white_page.receive()["event"] == "move"
+    assert black_page.receive()["event"] == "move"
+
+
+def test_nothing_is_published_before_the_transaction_commits(listen, game, alice):
+    listener = listen(game_group(game.pk))
+    with transaction.atomic():
+        services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")
+        listener.assert_silent()
+    assert listener.receive()["event"] == "move"
+
+
+def test_nothing_is_published_when_the_transaction_rolls_back(listen, game, alice):
+    listener = listen(game_group(game.pk))
+
+    class Abort(Exception):
+        pass
+
+    with pytest.raises(Abort), transaction.atomic():
+        services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")
+        raise Abort
+    listener.assert_silent()
+    game.refresh_from_db()
+    assert game.next_move_number == 1
+
+
+def test_refused_move_publishes_nothing(listen, game, bob):
+    listener = listen(game_group(game.pk))
+    with pytest.raises(errors.NotYourTurn):
+        services.make_move(game_id=game.pk, player=bob, move_number=1, move="e5")
+    listener.assert_silent()
+
+
+def test_versions_increase_with_every_event(listen, game, alice, bob):
+    listener = listen(game_group(game.pk))
+    services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")
+    services.offer_draw(game_id=game.pk, player=alice)
+    services.answer_draw(game_id=game.pk, player=bob, accept=False)
+    services.resign(game_id=game.pk, player=bob)
+    events = [listener.receive() for _ in range(4)]
+    assert [e["event"] for e in events] == ["move", "draw_offered", "draw_declined", "resigned"]
+    versions = [e["version"] for e in events]
+    assert versions == list(range(versions[0], versions[0] + 4))
+    assert events[-1]["game"]["result"] == "1-0"
+
+
+def test_challenge_is_published_to_both_players(listen, alice, bob):
+    challenged_page = listen(player_group(bob.pk))
+    challenger_page = listen(player_group(alice.pk))
+    made = services.challenge(challenger=alice, challenged=bob)
+    for listener in (challenged_page, challenger_page):
+        message = listener.receive()
+        assert message["type"] == "challenge.event"
+        assert message["event"] == "challenge_created"
+        assert message["challenge"]["id"] == made.pk
+
+
+def test_accepting_publishes_the_new_game(listen, alice, bob):
+    made = services.challenge(challenger=alice, challenged=bob)
+    listener = listen(player_group(alice.pk))
+    game = services.accept_challenge(challenge_id=made.pk, player=bob, colour="white")
+    events = {m["event"]: m for m in (listener.receive(), listener.receive())}
+    assert events["challenge_accepted"]["challenge"]["game_id"] == game.pk
+    assert events["game_started"]["game"]["white"] == "bob"
