@@ -36,6 +36,10 @@ class EspolClient:
         self.sock.sendall(line.encode("utf-8") + b"\r\n")
         return self.receive()
 
+    def send_raw(self, data: bytes) -> None:
+        """Send bytes as they are (tests: partial lines, bad bytes)."""
+        self.sock.sendall(data)
+
     def receive(self) -> Response | None:
         while not self.pending:
             data = self.sock.recv(65536)

@@ -1,0 +1,286 @@
+"""The ESPOL codec on plain byte strings: no socket, no database."""
+
+from __future__ import annotations
+
+import datetime as dt
+import struct
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from legacy_tcp.protocols import espol
+from legacy_tcp.protocols.espol import Code, FrameDecoder, ParseError, frames, parse_line
+
+# --------------------------------------------------------------------------- lines
+
+
+def test_user_line_with_crlf_is_read():
+    assert parse_line(b"USER:alice\r\n") == espol.User("alice")
+
+
+def test_bare_lf_is_accepted_as_line_end():
+    assert parse_line(b"USER:alice\n") == espol.User("alice")
+
+
+def test_white_space_around_fields_is_ignored():
+    assert parse_line(b"USER : alice \r\n") == espol.User("alice")
+
+
+@pytest.mark.parametrize("line", [b"quit", b"Quit", b"qUIT", b"QuIt"])
+def test_command_codes_are_case_sensitive(line):
+    result = parse_line(line)
+    assert isinstance(result, ParseError)
+    assert result.code == Code.F_CMDINV
+
+
+@pytest.mark.parametrize("line", [b"QUIT", b"QUIT:", b"QUIT\r\n", b"QUIT:\r\n"])
+def test_quit_comes_with_or_without_a_colon(line):
+    assert parse_line(line) == espol.Quit()
+
+
+@pytest.mark.parametrize("line", [b"HELP", b"HELP:"])
+def test_help_comes_with_or_without_a_colon(line):
+    assert parse_line(line) == espol.Help()
+
+
+def test_help_with_arguments_is_a_parameter_error():
+    result = parse_line(b"HELP:me")
+    assert isinstance(result, ParseError) and result.code == Code.F_PARAM
+
+
+@pytest.mark.parametrize("code", [b"TBLS", b"TBLs"])
+def test_both_spellings_of_tbls_are_accepted(code):
+    assert parse_line(code + b":P0000003:bob") == espol.Tbls(3, "bob")
+
+
+@pytest.mark.parametrize("code", [b"RTBL", b"RTBS"])
+def test_both_spellings_of_rtbl_are_accepted(code):
+    assert parse_line(code + b":P0000003:N:bob") == espol.Rtbl(3, False, "bob")
+
+
+def test_dates_are_seconds_since_1970():
+    assert parse_line(b"TRAN:01763769600") == espol.Tran(
+        dt.datetime(2025, 11, 22, tzinfo=dt.UTC)
+    )
+
+
+def test_a_zero_date_means_everything():
+    assert parse_line(b"JAUT:00000000000") == espol.Jaut(espol.EPOCH)
+
+
+@pytest.mark.parametrize("date", [b"", b"abc", b"012345678901", b"-1"])
+def test_malformed_date_is_a_parameter_error(date):
+    result = parse_line(b"PPEN:" + date)
+    assert isinstance(result, ParseError) and result.code == Code.F_PARAM
+    assert result.command == "PPEN"
+
+
+def test_game_names_have_numbers_past_seven_digits():
+    assert parse_line(b"STAT:P12345678") == espol.Stat(12345678)
+
+
+@pytest.mark.parametrize("game", [b"0000001", b"X0000001", b"P", b"P12a", b"P" + b"9" * 19])
+def test_malformed_game_name_is_a_parameter_error(game):
+    result = parse_line(b"STAT:" + game)
+    assert isinstance(result, ParseError) and result.code == Code.F_PARAM
+
+
+def test_spar_tolerates_the_seeds_trailing_colon():
+    assert parse_line(b"SPAR:P0000001:4:") == espol.Spar(1, 4)
+
+
+def test_acep_colour_letters_map_to_colours():
+    assert parse_line(b"ACEP:N:alice") == espol.Acep("black", "alice")
+    assert parse_line(b"ACEP:B:alice") == espol.Acep("white", "alice")
+
+
+def test_acep_with_unknown_colour_is_a_parameter_error():
+    result = parse_line(b"ACEP:W:alice")
+    assert isinstance(result, ParseError) and result.code == Code.F_PARAM
+
+
+def test_jgda_reads_a_move_whose_fields_agree():
+    assert parse_line(b"JGDA:P0000001:1:e2e4:0:1228:0") == espol.Jgda(1, 1, "e2e4", False)
+
+
+def test_jgda_promotion_given_only_in_promocion_becomes_the_uci_letter():
+    assert parse_line(b"JGDA:P1:9:b7a8:1:4956:5") == espol.Jgda(1, 9, "b7a8q", True)
+
+
+def test_jgda_promotion_letter_and_promocion_that_agree_are_accepted():
+    assert parse_line(b"JGDA:P1:9:b7a8n:0:4956:2") == espol.Jgda(1, 9, "b7a8n", False)
+
+
+def test_jgda_position_that_disagrees_with_the_move_is_an_illegal_move():
+    result = parse_line(b"JGDA:P1:1:e2e4:0:1229:0")
+    assert isinstance(result, ParseError) and result.code == Code.F_ILLEGAL
+
+
+def test_jgda_promotion_that_disagrees_with_the_move_is_an_illegal_move():
+    result = parse_line(b"JGDA:P1:9:b7a8q:0:4956:2")
+    assert isinstance(result, ParseError) and result.code == Code.F_ILLEGAL
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"JGDA:P1:1:e2e4:0:1228",  # a field missing
+        b"JGDA:P1:one:e2e4:0:1228:0",
+        b"JGDA:P1:1:e2e9:0:1228:0",
+        b"JGDA:P1:1:e2e4:2:1228:0",
+        b"JGDA:P1:1:e2e4:0:1264:0",
+        b"JGDA:P1:1:e2e4:0:1228:1",
+        b"JGDA:P1:1:e2e4:0:1228:0:extra",
+    ],
+)
+def test_malformed_jgda_is_a_parameter_error(line):
+    result = parse_line(line)
+    assert isinstance(result, ParseError) and result.code == Code.F_PARAM
+    assert result.command == "JGDA"
+
+
+def test_pass_keeps_colons_inside_the_password():
+    assert parse_line(b"PASS:se:cret") == espol.Pass("se:cret")
+
+
+def test_subs_comment_is_optional():
+    assert parse_line(b"SUBS:dora:pw") == espol.Subs("dora", "pw", "")
+
+
+def test_invalid_utf8_is_a_parameter_error():
+    result = parse_line(b"USER:\xff\xfe\r\n")
+    assert isinstance(result, ParseError) and result.code == Code.F_PARAM
+
+
+def test_line_longer_than_4096_bytes_is_a_parameter_error():
+    result = parse_line(b"USER:" + b"a" * 4092 + b"\r\n")
+    assert isinstance(result, ParseError) and result.code == Code.F_PARAM
+
+
+def test_line_of_exactly_4096_bytes_is_read():
+    assert parse_line(b"USER:" + b"a" * 4091 + b"\r\n") == espol.User("a" * 4091)
+
+
+def test_empty_line_is_an_unknown_command():
+    result = parse_line(b"\r\n")
+    assert isinstance(result, ParseError) and result.code == Code.F_CMDINV
+
+
+def test_logs_never_show_passwords():
+    assert "s3cret" not in parse_line(b"PASS:s3cret").loggable()
+    assert "s3cret" not in parse_line(b"SUBS:dora:s3cret:Dora").loggable()
+    assert "s3cret" not in parse_line(b"UNSU:dora:s3cret").loggable()
+    assert "s3cret" not in parse_line(b"PASS:s3cret:\xff").loggable()
+
+
+@given(st.binary(max_size=6000))
+def test_any_bytes_yield_a_command_or_a_clean_error(data):
+    result = parse_line(data)
+    assert isinstance(result, espol.Command | ParseError)
+    if isinstance(result, ParseError):
+        assert result.code in (Code.F_CMDINV, Code.F_PARAM, Code.F_ILLEGAL)
+        assert result.message
+
+
+KNOWN_PREFIXES = st.sampled_from(
+    ["USER", "PASS", "SUBS", "UNSU", "TRAN", "JAUT", "PPEN", "JUEG", "ACEP", "SPAR", "JGDA",
+     "TBLS", "TBLs", "RTBL", "RTBS", "REND", "FINP", "STAT", "SRNK", "HELP", "QUIT"]
+)
+
+
+@given(KNOWN_PREFIXES, st.lists(st.text(max_size=12), max_size=8))
+def test_any_fields_after_a_known_code_yield_a_command_or_a_clean_error(code, fields):
+    line = ":".join([code, *fields]).encode("utf-8", errors="surrogatepass")
+    result = parse_line(line)
+    assert isinstance(result, espol.Command | ParseError)
+    if code == "PASS":
+        assert result.loggable() in ("PASS:***", "PASS:<unparsed>")
+
+
+# --------------------------------------------------------------------------- frames
+
+
+def test_frame_layout_is_code_flag_length_data():
+    assert frames(101, "alice") == b"1010" + struct.pack(">H", 5) + b"alice"
+
+
+def test_empty_response_is_one_frame_of_length_zero():
+    assert frames(103) == b"1030\x00\x00"
+
+
+def test_data_over_65535_bytes_is_split_into_frames():
+    data = b"x" * 70_000
+    wire = frames(103, data)
+    assert wire[:6] == b"1031\xff\xff"
+    second = wire[6 + 65535 :]
+    assert second[:6] == b"1030" + struct.pack(">H", 70_000 - 65535)
+    assert len(wire) == 70_000 + 12
+
+
+def test_data_of_exactly_65535_bytes_is_one_frame():
+    assert frames(103, b"y" * 65535)[:6] == b"1030\xff\xff"
+
+
+def test_decoder_joins_frames_of_one_response():
+    (response,) = FrameDecoder().feed(frames(103, "é" * 40_000))
+    assert response.code == 103 and response.text == "é" * 40_000
+
+
+def test_decoder_waits_for_the_rest_of_a_frame():
+    wire = frames(101, "alice")
+    decoder = FrameDecoder()
+    assert list(decoder.feed(wire[:4])) == []
+    assert [r.text for r in decoder.feed(wire[4:])] == ["alice"]
+
+
+@given(st.integers(min_value=100, max_value=999), st.binary(max_size=140_000))
+def test_any_response_survives_encoding_and_decoding(code, data):
+    (response,) = FrameDecoder().feed(frames(code, data))
+    assert (response.code, response.data) == (code, data)
+
+
+def test_wrong_move_number_error_carries_the_expected_number():
+    assert espol.error_frames("wrong_move_number", "stale", expected=7) == frames(823, "7")
+
+
+@pytest.mark.parametrize(
+    ("domain_code", "espol_code"),
+    [
+        ("user_not_found", 814),
+        ("wrong_password", 815),
+        ("game_not_found", 820),
+        ("not_a_player", 820),
+        ("not_your_turn", 821),
+        ("illegal_move", 822),
+        ("invalid_move", 822),
+        ("nothing_to_claim", 822),
+        ("game_finished", 824),
+        ("draw_offer_pending", 825),
+        ("no_draw_offer", 826),
+        ("challenge_exists", 830),
+        ("opponent_challenged_first", 830),
+        ("active_game_exists", 830),
+        ("challenge_not_found", 831),
+        ("self_challenge", 832),
+        ("subscription_refused", 850),
+        ("something_new", 401),
+    ],
+)
+def test_domain_errors_map_to_espol_codes(domain_code, espol_code):
+    assert espol.error_frames(domain_code, "why")[:3] == str(espol_code).encode()
+
+
+def test_positions_number_squares_rank_times_eight_plus_file():
+    assert espol.position_of("e2e4") == "1228"
+    assert espol.position_of("a1h8") == "0063"
+
+
+def test_promotion_codes_follow_the_piece():
+    assert [espol.promotion_of(u) for u in ("e2e4", "a7a8n", "a7a8b", "a7a8r", "a7a8q")] == [
+        0, 2, 3, 4, 5
+    ]
+
+
+def test_fecha_is_eleven_zero_padded_digits():
+    assert espol.fecha(dt.datetime(2025, 11, 22, tzinfo=dt.UTC)) == "01763769600"
