@@ -1,0 +1,317 @@
+"""Account pages: subscription request, login, logout, password change, unsubscribe."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+
+from accounts import services as accounts
+from accounts.models import SubscriptionRequest
+from games import services
+from games.models import Challenge, Game
+from tests.conftest import PASSWORD
+
+User = get_user_model()
+
+NEW_PASSWORD = "queen-gambit-77"
+
+
+@pytest.fixture(autouse=True)
+def _english(settings) -> None:
+    # The site's default language is Spanish; these tests read the English texts.
+    settings.LANGUAGE_CODE = "en"
+
+
+def subscription(**fields: str) -> dict[str, str]:
+    data = {
+        "username": "frank",
+        "password1": NEW_PASSWORD,
+        "password2": NEW_PASSWORD,
+        "comment": "Frank Franco",
+        "email": "frank@example.org",
+    }
+    data.update(fields)
+    return data
+
+
+def text(response) -> str:
+    return response.content.decode()
+
+
+# --------------------------------------------------------------------------- subscribe
+
+
+def test_subscription_request_is_recorded_and_waits_for_approval(client, db):
+    response = client.post(reverse("subscribe"), subscription(), follow=True)
+
+    assert response.redirect_chain[-1][0] == reverse("subscribe_done")
+    assert "Waiting for approval" in text(response)
+    assert "frank" in text(response)
+    request = SubscriptionRequest.objects.get(username="frank")
+    assert request.status == SubscriptionRequest.Status.PENDING
+    assert request.comment == "Frank Franco"
+    assert request.email == "frank@example.org"
+    assert not User.objects.filter(username="frank").exists()
+
+
+@pytest.mark.parametrize("bad_name", ["fr:ank", "fr#ank", "fr,ank", "frank smith", "x" * 31])
+def test_subscription_with_a_reserved_character_in_the_name_is_refused(client, db, bad_name):
+    response = client.post(reverse("subscribe"), subscription(username=bad_name))
+
+    assert response.status_code == 200
+    form = response.context["form"]
+    assert "username" in form.errors
+    # What was typed stays in the form, so it can be corrected.
+    assert f'value="{bad_name}"' in text(response)
+    assert 'value="Frank Franco"' in text(response)
+    assert not SubscriptionRequest.objects.exists()
+
+
+def test_subscription_with_a_taken_name_is_refused(client, alice):
+    response = client.post(reverse("subscribe"), subscription(username="Alice"))
+
+    assert "That user name is taken." in response.context["form"].errors["username"]
+    assert 'value="Alice"' in text(response)
+    assert not SubscriptionRequest.objects.exists()
+
+
+def test_subscription_with_a_name_already_requested_is_refused(client, db):
+    accounts.request_subscription(username="frank", password="first-pass-1")
+
+    response = client.post(reverse("subscribe"), subscription())
+
+    errors = response.context["form"].errors["username"]
+    assert "A request for that user name is already waiting for approval." in errors
+    assert SubscriptionRequest.objects.count() == 1
+
+
+def test_subscription_with_mismatched_passwords_is_refused(client, db):
+    response = client.post(reverse("subscribe"), subscription(password2="something-else"))
+
+    assert "The two passwords do not match." in response.context["form"].errors["password2"]
+    assert 'value="frank"' in text(response)
+    assert 'value="frank@example.org"' in text(response)
+    assert not SubscriptionRequest.objects.exists()
+
+
+def test_subscription_with_empty_fields_names_each_missing_field(client, db):
+    response = client.post(
+        reverse("subscribe"), {"username": "", "password1": "", "password2": "", "comment": "hi"}
+    )
+
+    form = response.context["form"]
+    assert set(form.errors) == {"username", "password1", "password2"}
+    assert 'value="hi"' in text(response)
+    assert not SubscriptionRequest.objects.exists()
+
+
+def test_subscription_with_a_too_short_password_is_refused(client, db):
+    response = client.post(reverse("subscribe"), subscription(password1="abc", password2="abc"))
+
+    assert "password1" in response.context["form"].errors
+    assert not SubscriptionRequest.objects.exists()
+
+
+def test_subscription_with_an_invalid_email_is_refused(client, db):
+    response = client.post(reverse("subscribe"), subscription(email="not-an-address"))
+
+    assert "email" in response.context["form"].errors
+    assert 'value="not-an-address"' in text(response)
+    assert not SubscriptionRequest.objects.exists()
+
+
+def test_subscription_form_needs_the_csrf_token(db):
+    client = Client(enforce_csrf_checks=True)
+
+    response = client.post(reverse("subscribe"), subscription())
+
+    assert response.status_code == 403
+    assert not SubscriptionRequest.objects.exists()
+
+
+# --------------------------------------------------------------------------- login
+
+
+def login(client: Client, username: str, password: str):
+    return client.post(reverse("login"), {"username": username, "password": password})
+
+
+def test_a_pending_request_cannot_log_in_and_is_told_it_awaits_approval(client, db):
+    accounts.request_subscription(username="frank", password=NEW_PASSWORD)
+
+    response = login(client, "frank", NEW_PASSWORD)
+
+    assert response.status_code == 200
+    assert "waiting for an administrator&#x27;s approval" in text(response)
+    assert 'value="frank"' in text(response)
+    assert "_auth_user_id" not in client.session
+
+
+def test_a_rejected_request_cannot_log_in_and_is_told_it_was_rejected(client, db):
+    request = accounts.request_subscription(username="frank", password=NEW_PASSWORD)
+    accounts.reject_subscription(request_id=request.pk, admin=None)
+
+    response = login(client, "frank", NEW_PASSWORD)
+
+    assert "was rejected" in text(response)
+    assert "_auth_user_id" not in client.session
+
+
+def test_a_pending_request_with_the_wrong_password_gets_the_plain_error(client, db):
+    accounts.request_subscription(username="frank", password=NEW_PASSWORD)
+
+    response = login(client, "frank", "not-the-password")
+
+    assert "Wrong user name or password." in text(response)
+    assert "approval" not in text(response)
+
+
+def test_an_approved_request_logs_in_with_the_requested_password(client, db):
+    request = accounts.request_subscription(username="frank", password=NEW_PASSWORD)
+    accounts.approve_subscription(request_id=request.pk, admin=None)
+
+    response = login(client, "frank", NEW_PASSWORD)
+
+    assert response.status_code == 302
+    assert response["Location"] == reverse("dashboard")
+    assert int(client.session["_auth_user_id"]) == User.objects.get(username="frank").pk
+
+
+def test_login_with_a_wrong_password_keeps_the_name_and_shows_the_error(client, alice):
+    response = login(client, "alice", "wrong")
+
+    assert "Wrong user name or password." in text(response)
+    assert 'value="alice"' in text(response)
+    assert "_auth_user_id" not in client.session
+
+
+def test_login_with_empty_fields_names_each_missing_field(client, db):
+    response = login(client, "", "")
+
+    assert set(response.context["form"].errors) == {"username", "password"}
+
+
+# --------------------------------------------------------------------------- logout
+
+
+def test_logout_by_get_is_refused(client, alice):
+    client.force_login(alice)
+
+    response = client.get(reverse("logout"))
+
+    assert response.status_code == 405
+    assert "_auth_user_id" in client.session
+
+
+def test_logout_by_post_ends_the_session(client, alice):
+    client.force_login(alice)
+
+    response = client.post(reverse("logout"))
+
+    assert response.status_code == 302
+    assert "_auth_user_id" not in client.session
+
+
+# --------------------------------------------------------------------------- password
+
+
+def test_password_change_with_a_wrong_old_password_is_refused(client, alice):
+    client.force_login(alice)
+
+    response = client.post(
+        reverse("password_change"),
+        {"old_password": "wrong", "new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD},
+    )
+
+    assert "old_password" in response.context["form"].errors
+    alice.refresh_from_db()
+    assert alice.check_password(PASSWORD)
+
+
+def test_password_change_with_mismatched_new_passwords_is_refused(client, alice):
+    client.force_login(alice)
+
+    response = client.post(
+        reverse("password_change"),
+        {"old_password": PASSWORD, "new_password1": NEW_PASSWORD, "new_password2": "other-1"},
+    )
+
+    assert "new_password2" in response.context["form"].errors
+    alice.refresh_from_db()
+    assert alice.check_password(PASSWORD)
+
+
+def test_password_change_sets_the_new_password(client, alice):
+    client.force_login(alice)
+
+    response = client.post(
+        reverse("password_change"),
+        {"old_password": PASSWORD, "new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD},
+    )
+
+    assert response["Location"] == reverse("password_change_done")
+    alice.refresh_from_db()
+    assert alice.check_password(NEW_PASSWORD)
+
+
+# --------------------------------------------------------------------------- unsubscribe
+
+
+def test_unsubscribe_page_warns_that_active_games_are_lost(client, alice, game):
+    client.force_login(alice)
+
+    response = client.get(reverse("unsubscribe"))
+
+    assert "games in progress" in text(response).lower()
+    assert game.public_id in text(response)
+
+
+def test_unsubscribe_with_a_wrong_password_is_refused_and_nothing_changes(client, alice, game):
+    client.force_login(alice)
+
+    response = client.post(reverse("unsubscribe"), {"password": "wrong", "confirm": "on"})
+
+    assert response.status_code == 200
+    assert "Wrong password." in response.context["form"].errors["password"]
+    alice.refresh_from_db()
+    game.refresh_from_db()
+    assert alice.is_active
+    assert game.is_active
+    assert "_auth_user_id" in client.session
+
+
+def test_unsubscribe_without_the_confirmation_box_is_refused(client, alice):
+    client.force_login(alice)
+
+    response = client.post(reverse("unsubscribe"), {"password": PASSWORD})
+
+    assert "confirm" in response.context["form"].errors
+    alice.refresh_from_db()
+    assert alice.is_active
+
+
+def test_unsubscribe_closes_the_account_and_loses_the_games(client, alice, bob, carol, game):
+    services.challenge(challenger=alice, challenged=carol)
+    client.force_login(alice)
+
+    response = client.post(reverse("unsubscribe"), {"password": PASSWORD, "confirm": "on"})
+
+    assert response.status_code == 200
+    assert "Subscription cancelled" in text(response)
+    alice.refresh_from_db()
+    game.refresh_from_db()
+    assert not alice.is_active
+    assert game.status == Game.Status.FINISHED
+    assert game.result == Game.Result.BLACK_WINS
+    assert not Challenge.objects.filter(status=Challenge.Status.PENDING).exists()
+    assert "_auth_user_id" not in client.session
+    assert not Client().login(username="alice", password=PASSWORD)
+
+
+def test_unsubscribe_needs_a_login(client, db):
+    response = client.get(reverse("unsubscribe"))
+
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login"))

@@ -1,0 +1,123 @@
+"""The preferences page (seed 000 menus COLORES and PREFERENCIAS)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from accounts.models import Preferences
+
+
+@pytest.fixture(autouse=True)
+def _english(settings) -> None:
+    settings.LANGUAGE_CODE = "en"
+
+
+@pytest.fixture
+def as_alice(alice) -> Client:
+    client = Client()
+    client.force_login(alice)
+    return client
+
+
+CHANGED = {
+    "board_theme": "blue",
+    "piece_set": "cburnett",
+    "orientation": "black",
+    "show_status_bar": "on",
+    # Unticked boxes are simply absent from a form submission.
+}
+
+
+def test_preferences_need_a_login(client, db):
+    assert client.get(reverse("preferences"))["Location"].startswith(reverse("login"))
+
+
+def test_preferences_page_creates_missing_preferences_with_the_defaults(as_alice, alice):
+    Preferences.objects.filter(player=alice).delete()
+
+    response = as_alice.get(reverse("preferences"))
+
+    assert response.status_code == 200
+    stored = Preferences.objects.get(player=alice)
+    assert stored.board_theme == Preferences.BoardTheme.BROWN
+    assert stored.show_coordinates
+
+
+def test_saving_preferences_stores_them_for_the_player(as_alice, alice, bob):
+    response = as_alice.post(reverse("preferences"), CHANGED)
+
+    assert response["Location"] == reverse("preferences")
+    stored = Preferences.objects.get(player=alice)
+    assert stored.board_theme == "blue"
+    assert stored.orientation == "black"
+    assert not stored.show_coordinates
+    assert not stored.sound
+    assert stored.show_status_bar
+    assert Preferences.objects.get(player=bob).board_theme == "brown"
+
+
+def test_saved_preferences_show_as_chosen_on_the_page(as_alice, alice):
+    as_alice.post(reverse("preferences"), CHANGED)
+
+    html = as_alice.get(reverse("preferences")).content.decode()
+
+    checked = sorted(
+        (re.search(r'name="(\w+)"', tag)[1], re.search(r'value="(\w+)"', tag)[1])
+        for tag in re.findall(r'<input type="radio"[^>]*>', html)
+        if re.search(r"\bchecked\b", tag)
+    )
+    assert checked == [("board_theme", "blue"), ("orientation", "black")]
+
+
+def test_an_unknown_board_colour_is_refused_and_nothing_changes(as_alice, alice):
+    response = as_alice.post(reverse("preferences"), {**CHANGED, "board_theme": "purple"})
+
+    assert response.status_code == 200
+    assert "board_theme" in response.context["form"].errors
+    stored = Preferences.objects.get(player=alice)
+    assert stored.board_theme == "brown"
+    assert stored.orientation == "auto"
+
+
+def test_a_missing_orientation_is_refused_and_keeps_the_other_choices(as_alice, alice):
+    data = {k: v for k, v in CHANGED.items() if k != "orientation"}
+
+    response = as_alice.post(reverse("preferences"), data)
+
+    assert "orientation" in response.context["form"].errors
+    assert response.context["form"]["board_theme"].value() == "blue"
+    assert Preferences.objects.get(player=alice).board_theme == "brown"
+
+
+def test_restore_defaults_puts_every_preference_back(as_alice, alice):
+    as_alice.post(reverse("preferences"), CHANGED)
+
+    response = as_alice.post(reverse("preferences_restore"))
+
+    assert response["Location"] == reverse("preferences")
+    stored = Preferences.objects.get(player=alice)
+    assert (stored.board_theme, stored.orientation) == ("brown", "auto")
+    assert stored.show_coordinates and stored.sound and stored.show_status_bar
+
+
+def test_restore_defaults_refuses_get(as_alice, alice):
+    as_alice.post(reverse("preferences"), CHANGED)
+
+    response = as_alice.get(reverse("preferences_restore"))
+
+    assert response.status_code == 405
+    assert Preferences.objects.get(player=alice).board_theme == "blue"
+
+
+def test_preferences_need_the_csrf_token(alice):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(alice)
+
+    response = client.post(reverse("preferences"), CHANGED)
+
+    assert response.status_code == 403
+    assert Preferences.objects.get(player=alice).board_theme == "brown"
