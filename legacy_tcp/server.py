@@ -309,7 +309,7 @@ class EspolServer:
         if reply.failed_login_for is not None:
             delay = self.throttle.failed(reply.failed_login_for, session.failed_passwords)
             logger.warning(
-                "espol.login_failed peer=%s user=%s failures=%d delay=%.2f",
+                "espol.login_failed peer=%s user=%s session_failures=%d delay=%.2f",
                 session.peer,
                 reply.failed_login_for,
                 session.failed_passwords,

@@ -1,0 +1,310 @@
+"""What a hostile or clumsy client may send: nothing crashes, blocks others or grows memory."""
+
+from __future__ import annotations
+
+import logging
+import socket
+import ssl
+import subprocess
+import threading
+import time
+
+import pytest
+
+from games.models import Move
+from legacy_tcp.management.commands.espol_client import EspolClient
+from tests.conftest import PASSWORD
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def wait_until(condition, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def closed_by_server(client: EspolClient, timeout: float = 10.0) -> bool:
+    client.sock.settimeout(timeout)
+    try:
+        while True:
+            if client.sock.recv(65536) == b"":
+                return True
+    except (ConnectionResetError, BrokenPipeError):
+        return True
+    except TimeoutError:
+        return False
+
+
+# --------------------------------------------------------------------------- line ends, bytes
+
+
+@pytest.mark.parametrize("end", [b"\r\n", b"\n"], ids=["crlf", "lf"])
+def test_lines_end_with_crlf_or_bare_lf(connect, alice, end):
+    client = connect()
+    client.send_raw(b"USER:alice" + end)
+    assert client.receive().code == 101
+    client.send_raw(f"PASS:{PASSWORD}".encode() + end)
+    assert client.receive().code == 102
+
+
+def test_several_lines_in_one_packet_get_one_reply_each(connect, alice):
+    client = connect()
+    client.send_raw(b"HELP\r\nUSER:alice\nQUIT\r\n")
+    assert [client.receive().code, client.receive().code, client.receive()] == [103, 101, None]
+
+
+def test_garbage_bytes_get_a_failure_and_the_session_goes_on(connect, alice):
+    client = connect()
+    client.send_raw(b"\x00\x01\x02\x03\xfe\xff garbage \x1b[2J\r\n")
+    assert client.receive().code in (801, 802)
+    assert client.send("USER:alice").code == 101
+
+
+def test_invalid_utf8_gets_802_and_the_session_goes_on(connect, alice):
+    client = connect()
+    client.send_raw(b"USER:al\xc3\x28ice\r\n")
+    assert client.receive().code == 802
+    assert client.send("USER:alice").code == 101
+
+
+def test_overlong_line_gets_802_and_the_session_goes_on(connect, alice):
+    client = connect()
+    client.send_raw(b"USER:" + b"a" * 10_000 + b"\r\n")
+    assert client.receive().code == 802
+    assert client.send("USER:alice").code == 101
+
+
+def test_overlong_line_sent_in_pieces_is_skipped_to_its_end(connect, alice):
+    client = connect()
+    for _ in range(50):  # 1 MB with no line end yet
+        client.send_raw(b"x" * 20_000)
+    client.send_raw(b"tail\r\nUSER:alice\r\n")
+    assert client.receive().code == 802
+    assert client.receive().code == 101
+
+
+def test_line_of_exactly_4096_bytes_is_served(connect, alice):
+    reply = connect().send("USER:" + "a" * 4091)
+    assert reply.code == 814
+
+
+def test_half_sent_line_does_not_block_other_clients(connect, alice, bob):
+    slow = connect()
+    slow.send_raw(b"USER:ali")
+    other = connect()
+    assert other.send("USER:bob").code == 101
+    assert other.send(f"PASS:{PASSWORD}").code == 102
+    slow.send_raw(b"ce\r\n")
+    assert slow.receive().text == "alice"
+
+
+# --------------------------------------------------------------------------- limits
+
+
+def test_client_that_never_reads_is_dropped(start_server, settings, alice):
+    settings.ESPOL_WRITE_TIMEOUT = 0.5
+    settings.ESPOL_WRITE_BUFFER = 16 * 1024
+    runner = start_server()
+    hog = socket.socket()
+    hog.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    hog.connect(("127.0.0.1", runner.port))
+    hog.settimeout(2.0)
+    try:
+        # 40,000 HELP answers (~26 MB) against a few MB of socket buffers.
+        for _ in range(40):
+            hog.sendall(b"HELP\r\n" * 1000)
+    except (TimeoutError, ConnectionError):
+        pass  # the server stopped reading from us: also fine
+    good = EspolClient("127.0.0.1", runner.port, timeout=5)
+    assert good.send("USER:alice").code == 101
+    assert wait_until(lambda: runner.connection_count == 1, timeout=20)
+    assert good.send(f"PASS:{PASSWORD}").code == 102
+    good.close()
+    hog.close()
+
+
+def test_idle_connection_is_closed_after_the_timeout(start_server, alice):
+    runner = start_server(idle_timeout=0.5)
+    client = EspolClient("127.0.0.1", runner.port)
+    assert client.send("USER:alice").code == 101
+    started = time.monotonic()
+    assert closed_by_server(client, timeout=5)
+    assert 0.4 <= time.monotonic() - started < 4
+    client.close()
+
+
+def test_connections_beyond_the_cap_get_402_and_are_closed(start_server, db):
+    runner = start_server(max_connections=3)
+    held = [EspolClient("127.0.0.1", runner.port) for _ in range(3)]
+    for client in held:
+        assert client.send("HELP").code == 103
+    extra = EspolClient("127.0.0.1", runner.port)
+    reply = extra.receive()
+    assert reply.code == 402
+    assert extra.receive() is None
+    held.pop().close()
+    assert wait_until(lambda: runner.connection_count == 2)
+    again = EspolClient("127.0.0.1", runner.port)
+    assert again.send("HELP").code == 103
+    for client in [*held, extra, again]:
+        client.close()
+
+
+def timed(client: EspolClient, line: str) -> tuple[int, float]:
+    started = time.monotonic()
+    reply = client.send(line)
+    return reply.code, time.monotonic() - started
+
+
+def test_repeated_wrong_passwords_are_answered_slower_and_slower(start_server, settings, alice):
+    settings.ESPOL_LOGIN_DELAY = 0.3
+    settings.ESPOL_LOGIN_DELAY_MAX = 5.0
+    runner = start_server()
+    client = EspolClient("127.0.0.1", runner.port)
+    client.send("USER:alice")
+    first, second, third = (timed(client, "PASS:wrong") for _ in range(3))
+    assert [first[0], second[0], third[0]] == [815, 815, 815]
+    assert first[1] < 0.25
+    assert second[1] >= 0.3
+    assert third[1] >= 0.6
+    client.close()
+
+
+def test_wrong_passwords_slow_down_per_user_name_across_connections(
+    start_server, settings, alice
+):
+    settings.ESPOL_LOGIN_DELAY = 0.3
+    settings.ESPOL_LOGIN_DELAY_MAX = 5.0
+    runner = start_server()
+    for _ in range(2):
+        one_try = EspolClient("127.0.0.1", runner.port)
+        one_try.send("USER:alice")
+        one_try.send("PASS:wrong")
+        one_try.close()
+    fresh = EspolClient("127.0.0.1", runner.port)
+    fresh.send("USER:alice")
+    code, seconds = timed(fresh, "PASS:wrong")
+    assert code == 815 and seconds >= 0.6
+    fresh.close()
+
+
+def test_a_right_password_resets_the_slowdown(start_server, settings, alice):
+    settings.ESPOL_LOGIN_DELAY = 0.3
+    runner = start_server()
+    client = EspolClient("127.0.0.1", runner.port)
+    client.send("USER:alice")
+    client.send("PASS:wrong")
+    client.send("PASS:wrong")
+    assert client.send(f"PASS:{PASSWORD}").code == 102
+    other = EspolClient("127.0.0.1", runner.port)
+    other.send("USER:alice")
+    code, seconds = timed(other, "PASS:wrong")
+    assert code == 815 and seconds < 0.25
+    client.close()
+    other.close()
+
+
+def test_slow_wrong_password_does_not_block_other_clients(start_server, settings, alice, bob):
+    settings.ESPOL_LOGIN_DELAY = 2.0
+    runner = start_server()
+    guesser = EspolClient("127.0.0.1", runner.port)
+    guesser.send("USER:alice")
+    guesser.send("PASS:wrong")
+    guesser.send_raw(b"PASS:wrong\r\n")  # answered in about 2 s
+    other = EspolClient("127.0.0.1", runner.port)
+    code, seconds = timed(other, "USER:bob")
+    assert code == 101 and seconds < 1.0
+    assert guesser.receive().code == 815
+    guesser.close()
+    other.close()
+
+
+# --------------------------------------------------------------------------- logs, TLS, shutdown
+
+
+def test_logs_never_hold_passwords(connect, alice, caplog):
+    caplog.set_level(logging.INFO, logger="legacy_tcp.espol")
+    client = connect()
+    client.send("USER:alice")
+    client.send("PASS:wrong-Secret1")
+    client.send(f"PASS:{PASSWORD}")
+    client.send("SUBS:dora:Secret2-pass:Dora")
+    client.send("UNSU:alice:Secret3-pass")
+    client.send("JUEG:nobody")
+    assert wait_until(lambda: "JUEG:nobody" in caplog.text)
+    for secret in ("Secret1", PASSWORD, "Secret2", "Secret3"):
+        assert secret not in caplog.text
+    assert "PASS:***" in caplog.text
+    assert "code=815" in caplog.text
+
+
+def test_commands_and_connections_are_logged(connect, alice, caplog):
+    caplog.set_level(logging.INFO, logger="legacy_tcp.espol")
+    client = connect()
+    client.send("USER:alice")
+    client.send_raw(b"QUIT\r\n")
+    assert client.receive() is None
+    assert wait_until(lambda: "espol.disconnect" in caplog.text)
+    assert "espol.connect" in caplog.text
+    assert "command=USER:alice code=101" in caplog.text
+    assert "reason=quit" in caplog.text
+
+
+def make_certificate(tmp_path) -> tuple[str, str]:
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-subj", "/CN=localhost", "-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+    )
+    return str(cert), str(key)
+
+
+def test_tls_sessions_work_end_to_end(start_server, alice, tmp_path):
+    cert, key = make_certificate(tmp_path)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    runner = start_server(ssl_context=context)
+    client = EspolClient("127.0.0.1", runner.port, tls=True)
+    assert client.send("USER:alice").code == 101
+    assert client.send(f"PASS:{PASSWORD}").code == 102
+    client.close()
+
+
+def test_shutdown_finishes_the_command_in_flight(start_server, alice, game, monkeypatch):
+    from games import services
+
+    real_make_move = services.make_move
+    entered = threading.Event()
+
+    def slow_make_move(**kwargs):
+        entered.set()
+        time.sleep(0.5)
+        return real_make_move(**kwargs)
+
+    monkeypatch.setattr(services, "make_move", slow_make_move)
+    runner = start_server()
+    client = EspolClient("127.0.0.1", runner.port)
+    client.send("USER:alice")
+    client.send(f"PASS:{PASSWORD}")
+    idle = EspolClient("127.0.0.1", runner.port)
+    assert idle.send("HELP").code == 103
+    client.send_raw(f"JGDA:{game.public_id}:1:e2e4:0:1228:0\r\n".encode())
+    assert entered.wait(5)
+    stopper = threading.Thread(target=runner.stop, kwargs={"grace": 5.0})
+    stopper.start()
+    reply = client.receive()
+    assert (reply.code, reply.text) == (103, "1:0:0")
+    assert client.receive() is None
+    assert idle.receive() is None
+    stopper.join(10)
+    assert Move.objects.filter(game=game).count() == 1
+    with pytest.raises(OSError):
+        EspolClient("127.0.0.1", runner.port, timeout=1).send("HELP")
+    client.close()
+    idle.close()
