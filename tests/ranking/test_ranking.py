@@ -1,0 +1,160 @@
+"""Records after each kind of ending, the leaderboard order, and rating changes."""
+
+from __future__ import annotations
+
+import pytest
+
+from accounts import services as account_services
+from games import services
+from ranking.models import INITIAL_RATING, PlayerRecord
+from ranking.selectors import ranking, top_ten
+from ranking.services import record_result
+from tests.conftest import PASSWORD
+
+KNIGHT_DANCE = ["Nf3", "Nf6", "Ng1", "Ng8"]
+
+
+def record(player) -> tuple[int, int, int]:
+    found = PlayerRecord.objects.get(player=player)
+    return (found.wins, found.losses, found.draws)
+
+
+def test_new_player_starts_with_an_empty_record(alice):
+    found = PlayerRecord.objects.get(player=alice)
+    assert (found.wins, found.losses, found.draws, found.rating) == (0, 0, 0, INITIAL_RATING)
+
+
+def test_checkmate_counts_a_win_and_a_loss(game, play, alice, bob):
+    play(game, "f3", "e5", "g4", "Qh4#")
+    assert record(bob) == (1, 0, 0)
+    assert record(alice) == (0, 1, 0)
+
+
+def test_resignation_counts_a_win_and_a_loss(game, alice, bob):
+    services.resign(game_id=game.pk, player=alice)
+    assert (record(alice), record(bob)) == ((0, 1, 0), (1, 0, 0))
+
+
+def test_agreement_counts_a_draw_for_both(game, alice, bob):
+    services.offer_draw(game_id=game.pk, player=alice)
+    services.answer_draw(game_id=game.pk, player=bob, accept=True)
+    assert (record(alice), record(bob)) == ((0, 0, 1), (0, 0, 1))
+
+
+def test_claimed_draw_counts_a_draw_for_both(game, play, alice, bob):
+    play(game, *(KNIGHT_DANCE * 2))
+    services.claim_draw(game_id=game.pk, player=alice)
+    assert (record(alice), record(bob)) == ((0, 0, 1), (0, 0, 1))
+
+
+def test_stalemate_counts_a_draw_for_both(game, play, alice, bob):
+    # Sam Loyd's ten-move stalemate.
+    play(
+        game,
+        "e3",
+        "a5",
+        "Qh5",
+        "Ra6",
+        "Qxa5",
+        "h5",
+        "h4",
+        "Rah6",
+        "Qxc7",
+        "f6",
+        "Qxd7+",
+        "Kf7",
+        "Qxb7",
+        "Qd3",
+        "Qxb8",
+        "Qh7",
+        "Qxc8",
+        "Kg6",
+        "Qe6",
+    )
+    game.refresh_from_db()
+    assert game.termination == "stalemate"
+    assert (record(alice), record(bob)) == ((0, 0, 1), (0, 0, 1))
+
+
+def test_abandonment_counts_a_loss_for_the_leaver(game, alice, bob):
+    account_services.unsubscribe(player=bob, password=PASSWORD)
+    assert (record(alice), record(bob)) == ((1, 0, 0), (0, 1, 0))
+
+
+def test_unfinished_game_counts_nothing(game, play, alice, bob):
+    play(game, "e4", "e5")
+    assert record(alice) == record(bob) == (0, 0, 0)
+
+
+def test_winner_gains_what_the_loser_loses(game, alice, bob):
+    services.resign(game_id=game.pk, player=bob)
+    winner, loser = PlayerRecord.objects.get(player=alice), PlayerRecord.objects.get(player=bob)
+    assert winner.rating == INITIAL_RATING + 16
+    assert loser.rating == INITIAL_RATING - 16
+
+
+def test_beating_a_stronger_player_gains_more(alice, bob, carol):
+    PlayerRecord.objects.filter(player=bob).update(rating=1800)
+    record_result(white_id=alice.pk, black_id=bob.pk, result="1-0")
+    record_result(white_id=carol.pk, black_id=bob.pk, result="0-1")
+    gain_upset = PlayerRecord.objects.get(player=alice).rating - INITIAL_RATING
+    loss_expected = INITIAL_RATING - PlayerRecord.objects.get(player=carol).rating
+    assert gain_upset > 16 > loss_expected > 0
+
+
+def test_draw_between_equals_leaves_ratings_unchanged(alice, bob):
+    record_result(white_id=alice.pk, black_id=bob.pk, result="1/2-1/2")
+    assert {r.rating for r in PlayerRecord.objects.filter(player__in=[alice, bob])} == {
+        INITIAL_RATING
+    }
+
+
+def _set(player, wins: int, losses: int = 0, draws: int = 0) -> None:
+    PlayerRecord.objects.filter(player=player).update(wins=wins, losses=losses, draws=draws)
+
+
+def test_ranking_orders_by_wins(alice, bob, carol):
+    _set(alice, 1)
+    _set(bob, 3)
+    _set(carol, 2)
+    assert [r.player.username for r in ranking()] == ["bob", "carol", "alice"]
+
+
+def test_ranking_tie_on_wins_goes_to_fewer_games(alice, bob):
+    _set(alice, 2, losses=3)
+    _set(bob, 2, losses=1)
+    assert [r.player.username for r in ranking()] == ["bob", "alice"]
+
+
+def test_ranking_tie_on_wins_and_games_goes_by_name(make_player):
+    for name in ("zoe", "adam", "mia"):
+        _set(make_player(name), 1, draws=1)
+    assert [r.player.username for r in ranking()] == ["adam", "mia", "zoe"]
+
+
+def test_ranking_leaves_out_inactive_players(alice, bob):
+    _set(bob, 5)
+    bob.is_active = False
+    bob.save()
+    assert [r.player.username for r in ranking()] == ["alice"]
+
+
+def test_top_ten_holds_the_ten_best(make_player):
+    players = [make_player(f"p{n:02d}") for n in range(12)]
+    for n, player in enumerate(players):
+        _set(player, n)
+    best = top_ten()
+    assert [r.player.username for r in best] == [f"p{n:02d}" for n in range(11, 1, -1)]
+
+
+@pytest.mark.parametrize("order", ["rating", "draws", "losses", "played", "name", "bogus"])
+def test_ranking_accepts_each_order_and_falls_back_to_wins(alice, bob, order):
+    assert {r.player.username for r in ranking(order=order)} == {"alice", "bob"}
+
+
+def test_ranking_reads_in_one_query(make_player, django_assert_num_queries):
+    for n in range(15):
+        make_player(f"p{n:02d}")
+    with django_assert_num_queries(1):
+        names = [r.player.username for r in top_ten()]
+    assert len(names) == 10

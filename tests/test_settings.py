@@ -1,0 +1,99 @@
+"""Settings read from the environment, and the live SQLite connection's pragmas."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def settings_under(env: dict[str, str]) -> dict:
+    """Import the settings module in a fresh interpreter with ``env`` and return a few values."""
+    code = (
+        "import json, ajedrez.settings as s;"
+        "print(json.dumps({'db': s.DATABASES['default'], 'layers': s.CHANNEL_LAYERS,"
+        " 'debug': s.DEBUG, 'hosts': s.ALLOWED_HOSTS}, default=str))"
+    )
+    clean = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**clean, "SECRET_KEY": "test-only", **env},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_database_url_picks_postgresql():
+    values = settings_under({"DATABASE_URL": "postgresql://chess:pw@db.example:5433/ajedrez"})
+    db = values["db"]
+    assert db["ENGINE"] == "django.db.backends.postgresql"
+    assert (db["NAME"], db["USER"], db["PASSWORD"], db["HOST"], db["PORT"]) == (
+        "ajedrez",
+        "chess",
+        "pw",
+        "db.example",
+        5433,
+    )
+    assert "transaction_mode" not in db.get("OPTIONS", {})
+
+
+def test_without_database_url_sqlite_gets_wal_and_immediate_transactions():
+    db = settings_under({})["db"]
+    assert db["ENGINE"] == "django.db.backends.sqlite3"
+    assert db["OPTIONS"]["transaction_mode"] == "IMMEDIATE"
+    assert "journal_mode=WAL" in db["OPTIONS"]["init_command"]
+    assert db["OPTIONS"]["timeout"] > 0
+
+
+def test_redis_url_picks_the_redis_channel_layer():
+    layers = settings_under({"REDIS_URL": "redis://127.0.0.1:6379/4"})["layers"]
+    assert layers["default"]["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+    assert layers["default"]["CONFIG"]["hosts"] == ["redis://127.0.0.1:6379/4"]
+
+
+def test_without_redis_url_the_in_memory_layer_is_used():
+    layers = settings_under({})["layers"]
+    assert layers["default"]["BACKEND"] == "channels.layers.InMemoryChannelLayer"
+
+
+def test_debug_is_off_unless_asked_for():
+    assert settings_under({})["debug"] is False
+    assert settings_under({"DEBUG": "1"})["debug"] is True
+
+
+def test_allowed_hosts_come_from_the_environment():
+    assert settings_under({"ALLOWED_HOSTS": "chess.example, www.chess.example"})["hosts"] == [
+        "chess.example",
+        "www.chess.example",
+    ]
+
+
+@pytest.mark.skipif(
+    not settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
+    reason="checks the live SQLite connection; DATABASE_URL is not SQLite",
+)
+@pytest.mark.django_db
+def test_live_sqlite_connection_runs_in_wal_mode():
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA journal_mode")
+        assert cursor.fetchone()[0] == "wal"
+        cursor.execute("PRAGMA busy_timeout")
+        assert cursor.fetchone()[0] >= 1000
+    assert connection.transaction_mode == "IMMEDIATE"
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_live_connection_is_postgresql():
+    assert connection.vendor == "postgresql"
