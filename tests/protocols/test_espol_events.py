@@ -1,0 +1,95 @@
+"""Across front doors: a move over TCP reaches the channel layer and the browsers' sockets,
+and a move made through the service layer (as the browser does) is seen over TCP.
+
+The server here runs on the test's own event loop, as ``manage.py serve`` runs it beside
+Daphne: with the in-memory channel layer that is the only way the two doors meet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.test import Client
+
+from games import services
+from games.models import Move
+from legacy_tcp.server import EspolServer
+from tests.conftest import PASSWORD
+from tests.protocols.asyncclient import AsyncEspolClient, jgda
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+async def loop_server(transactional_db, espol_settings):
+    server = EspolServer("127.0.0.1", 0, idle_timeout=30.0, max_connections=50)
+    await server.start()
+    yield server
+    await server.stop(grace=2.0)
+
+
+async def test_move_over_tcp_is_published_to_the_game_group(loop_server, alice, game):
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    await layer.group_add(f"game-{game.pk}", channel)
+    client = await AsyncEspolClient.open(loop_server.port)
+    await client.login("alice", PASSWORD)
+    assert (await client.send(jgda(game.public_id, 1, "e2e4"))).code == 103
+    message = await asyncio.wait_for(layer.receive(channel), timeout=5)
+    assert message["type"] == "game.event"
+    assert message["event"] == "move"
+    assert message["move"]["uci"] == "e2e4"
+    assert message["version"] == game.version + 1
+    await layer.group_discard(f"game-{game.pk}", channel)
+    await client.close()
+
+
+def session_cookie(user) -> bytes:
+    client = Client()
+    client.force_login(user)
+    name = settings.SESSION_COOKIE_NAME
+    return f"{name}={client.cookies[name].value}".encode()
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("games.consumers") is None, reason="no WebSocket consumers yet"
+)
+async def test_move_over_tcp_reaches_a_browser_socket_watching_the_game(
+    loop_server, alice, bob, game
+):
+    from channels.testing import WebsocketCommunicator
+
+    from ajedrez.asgi import application
+
+    cookie = await sync_to_async(session_cookie)(bob)
+    socket = WebsocketCommunicator(
+        application,
+        f"/ws/games/{game.pk}/",
+        headers=[(b"host", b"localhost"), (b"origin", b"http://localhost"), (b"cookie", cookie)],
+    )
+    connected, _ = await socket.connect()
+    assert connected
+    assert (await socket.receive_json_from(timeout=5))["type"] == "snapshot"
+    client = await AsyncEspolClient.open(loop_server.port)
+    await client.login("alice", PASSWORD)
+    assert (await client.send(jgda(game.public_id, 1, "e2e4"))).code == 103
+    frame = await socket.receive_json_from(timeout=5)
+    assert (frame["type"], frame["event"]) == ("event", "move")
+    assert frame["move"]["uci"] == "e2e4"
+    assert frame["version"] == game.version + 1
+    await socket.disconnect()
+    await client.close()
+
+
+def test_move_made_through_the_service_layer_is_seen_by_spar(login, bob, game):
+    client = login(bob)
+    assert client.send(f"SPAR:{game.public_id}:0").code == 840
+    services.make_move(game_id=game.pk, player=game.white, move_number=1, move="e4")
+    reply = client.send(f"SPAR:{game.public_id}:0")
+    assert (reply.code, reply.text) == (103, "1:e2e4:0:1228:0,")
+    assert Move.objects.get(game=game).san == "e4"
