@@ -532,6 +532,7 @@ window.ajedrezGame = {
     return ws;
   },
   reconnect: connect,
+  boardFen: () => ground.getFen(),
 };
 
 render();

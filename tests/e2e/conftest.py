@@ -1,0 +1,150 @@
+"""Browser tests against the real thing: Daphne serving the ASGI application (HTTP,
+WebSocket, static files) in a subprocess on a free loopback port, on the test database,
+driven by Debian's Chromium through Playwright."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from django.test import Client
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "tests/e2e/" in str(item.fspath).replace(os.sep, "/"):
+            item.add_marker(pytest.mark.e2e)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _database_url() -> str:
+    """The URL of the test database this pytest process created, for the server."""
+    db = connection.settings_dict
+    if db["ENGINE"] == "django.db.backends.sqlite3":
+        return f"sqlite:///{db['NAME']}"
+    auth = quote(db["USER"] or "")
+    if db.get("PASSWORD"):
+        auth += ":" + quote(db["PASSWORD"])
+    return f"postgresql://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+@pytest.fixture(scope="session")
+def server_url(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[str]:
+    """Daphne on a free loopback port, serving the project against the test database."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is not installed: browser tests need Debian's chromium")
+    with django_db_blocker.unblock():
+        database_url = _database_url()
+    port = _free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "DJANGO_SETTINGS_MODULE": "ajedrez.settings",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "SECRET_KEY": settings.SECRET_KEY,
+        "PYTHONPATH": str(ROOT),
+        "LOG_LEVEL": "WARNING",
+    }
+    log_path = tmp_path_factory.mktemp("daphne") / "daphne.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+             "tests.e2e.asgi:application"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(f"daphne did not start:\n{log_path.read_text()[-3000:]}")
+            time.sleep(0.1)
+    yield f"http://127.0.0.1:{port}"
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+@pytest.fixture
+def browser(server_url, transactional_db, monkeypatch) -> Iterator:
+    """A headless Chromium. Its sync API runs an event loop in this thread, so Django's
+    async-safety check would refuse the test's own ORM calls: they are plain setup
+    reads and writes, made between browser steps, never concurrently."""
+    from playwright.sync_api import sync_playwright
+
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def new_page(browser, server_url) -> Callable:
+    """A page in a fresh browser context; logged in as ``user`` when one is given."""
+
+    def make(user=None, *, width: int = 1280, height: int = 900):
+        context = browser.new_context(
+            base_url=server_url,
+            viewport={"width": width, "height": height},
+            locale="en-US",
+            accept_downloads=True,
+        )
+        if user is not None:
+            client = Client()
+            client.force_login(user)
+            name = settings.SESSION_COOKIE_NAME
+            context.add_cookies(
+                [{"name": name, "value": client.cookies[name].value, "url": server_url}]
+            )
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        return page
+
+    return make
+
+
+@pytest.fixture
+def screenshot() -> Callable:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    def take(page, name: str) -> Path:
+        page.wait_for_timeout(400)  # let the board's piece animations finish
+        path = SCREENSHOTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return take

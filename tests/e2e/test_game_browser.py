@@ -1,0 +1,291 @@
+"""Two players in two browsers, against Daphne: subscribing, approval, challenge, moves by
+dragging pieces with the opponent's board following live, draws, resignation, promotion,
+and a page that loses its socket and comes back without missing or doubling a move."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from accounts import services as accounts
+from accounts.models import SubscriptionRequest
+from games.models import Game
+
+pytestmark = pytest.mark.e2e
+
+PASSWORD = "tablero-de-1995"
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def open_game(page: Page, game: Game) -> Page:
+    page.goto(f"/games/{game.pk}/")
+    expect(page.locator("#game")).to_have_attribute("data-connection", "connected")
+    return page
+
+
+def square_centre(page: Page, square: str) -> tuple[float, float]:
+    box = page.locator("#board cg-board").bounding_box()
+    assert box is not None
+    black_below = page.locator("#board").evaluate(
+        "el => el.classList.contains('orientation-black')"
+    )
+    file, rank = ord(square[0]) - ord("a"), int(square[1]) - 1
+    column, row = (7 - file, rank) if black_below else (file, 7 - rank)
+    size = box["width"] / 8
+    return box["x"] + (column + 0.5) * size, box["y"] + (row + 0.5) * size
+
+
+def drag(page: Page, orig: str, dest: str) -> None:
+    """Drag the piece on ``orig`` to ``dest`` with the mouse, as a player does."""
+    expect(page.locator("#game")).to_have_attribute("data-can-move", "true")
+    x1, y1 = square_centre(page, orig)
+    x2, y2 = square_centre(page, dest)
+    page.mouse.move(x1, y1)
+    page.mouse.down()
+    page.mouse.move(x2, y2, steps=8)
+    page.mouse.up()
+
+
+def move_list(page: Page) -> list[str]:
+    return page.locator("#move-list .move").all_inner_texts()
+
+
+def expect_moves(page: Page, count: int) -> None:
+    expect(page.locator("#move-list .move")).to_have_count(count)
+
+
+def play_by_dragging(white: Page, black: Page, moves: list[str]) -> None:
+    """Alternate drags (UCI ``e2e4``), each time waiting for the opponent's page to show
+    the move without a reload."""
+    played = len(move_list(white))
+    for uci in moves:
+        mover, other = (white, black) if played % 2 == 0 else (black, white)
+        drag(mover, uci[:2], uci[2:4])
+        played += 1
+        expect_moves(other, played)
+        expect_moves(mover, played)
+
+
+def subscribe(page: Page, username: str) -> None:
+    page.goto("/accounts/subscribe/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password1]", PASSWORD)
+    page.fill("input[name=password2]", PASSWORD)
+    page.fill("input[name=comment]", f"{username.title()} Tester")
+    page.locator("main form button[type=submit]").click()
+    page.wait_for_url("**/subscribe/done/**")
+
+
+def log_in(page: Page, username: str) -> None:
+    page.goto("/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.locator("main form button[type=submit]").click()
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+
+
+# --------------------------------------------------------------------------- scenarios
+
+
+def test_subscribe_approve_challenge_and_mate_with_live_updates(new_page, screenshot):
+    ana, beto = new_page(), new_page()
+    subscribe(ana, "ana")
+    subscribe(beto, "beto")
+    for request in SubscriptionRequest.objects.filter(status="pending").order_by("pk"):
+        accounts.approve_subscription(request_id=request.pk, admin=None)
+    log_in(ana, "ana")
+    log_in(beto, "beto")
+
+    beto.goto("/")
+    ana.goto("/")
+    ana.fill("#challenge-username", "beto")
+    ana.locator("form.challenge-form button[type=submit]").click()
+    # beto's dashboard hears the challenge on its socket and refreshes by itself.
+    incoming = beto.locator("#incoming-challenges [data-challenge-id]")
+    expect(incoming).to_have_count(1)
+    screenshot(beto, "dashboard-challenge")
+    incoming.get_by_role("button", name="Black").click()
+    game = Game.objects.get(white__username="ana", black__username="beto")
+
+    open_game(ana, game)
+    open_game(beto, game)
+    play_by_dragging(ana, beto, ["f2f3", "e7e5"])
+    screenshot(ana, "game-mid-game")
+    play_by_dragging(ana, beto, ["g2g4", "d8h4"])
+    for page in (ana, beto):
+        expect(page.locator("#result-banner")).to_contain_text("0-1")
+    assert move_list(ana) == ["f3", "e5", "g4", "Qh4#"]
+    screenshot(ana, "game-finished-checkmate")
+    assert Game.objects.get(pk=game.pk).termination == "checkmate"
+    ana.goto("/")
+    screenshot(ana, "dashboard")
+
+
+def test_draw_offered_and_accepted(new_page, game, alice, bob, screenshot):
+    white, black = open_game(new_page(alice), game), open_game(new_page(bob), game)
+    play_by_dragging(white, black, ["e2e4", "e7e5"])
+    white.locator("#btn-draw-offer").click()
+    expect(white.locator("#draw-banner")).to_be_visible()
+    accept = black.locator("#btn-draw-accept")
+    expect(accept).to_be_visible()
+    screenshot(black, "game-draw-offered")
+    accept.click()
+    for page in (white, black):
+        expect(page.locator("#result-banner")).to_contain_text("1/2-1/2")
+        expect(page.locator("#actions")).to_be_hidden()
+    assert Game.objects.get(pk=game.pk).termination == "agreement"
+
+
+def test_draw_offer_declined_lets_play_continue(new_page, game, alice, bob):
+    white, black = open_game(new_page(alice), game), open_game(new_page(bob), game)
+    white.locator("#btn-draw-offer").click()
+    black.locator("#btn-draw-decline").click()
+    expect(white.locator("#draw-banner")).to_be_hidden()
+    play_by_dragging(white, black, ["d2d4"])
+    assert Game.objects.get(pk=game.pk).status == Game.Status.ACTIVE
+
+
+def test_resignation_needs_confirmation_and_ends_the_game(new_page, game, alice, bob):
+    white, black = open_game(new_page(alice), game), open_game(new_page(bob), game)
+    confirm = black.locator("#btn-resign-confirm")
+    expect(confirm).to_be_hidden()
+    black.locator("#resign summary").click()
+    expect(confirm).to_be_visible()
+    confirm.click()
+    for page in (white, black):
+        expect(page.locator("#result-banner")).to_contain_text("1-0")
+    assert Game.objects.get(pk=game.pk).termination == "resignation"
+
+
+def test_promotion_through_the_picker(new_page, game, alice, bob, play, screenshot):
+    play(game, "a4", "b5", "axb5", "a6", "bxa6", "Nc6", "a7", "Rb8")
+    white, black = open_game(new_page(alice), game), open_game(new_page(bob), game)
+    drag(white, "a7", "a8")
+    picker = white.locator("#promotion")
+    expect(picker).to_be_visible()
+    screenshot(white, "game-promotion-picker")
+    picker.locator("[data-piece=n]").click()
+    expect_moves(black, 9)
+    assert move_list(black)[-1] == "a8=N"
+    assert Game.objects.get(pk=game.pk).moves.get(number=9).uci == "a7a8n"
+
+
+def test_promotion_cancelled_puts_the_pawn_back(new_page, game, alice, play):
+    play(game, "a4", "b5", "axb5", "a6", "bxa6", "Nc6", "a7", "Rb8")
+    white = open_game(new_page(alice), game)
+    drag(white, "a7", "a8")
+    white.locator("#promotion .promotion-cancel").click()
+    expect(white.locator("#promotion")).to_be_hidden()
+    assert white.evaluate("window.ajedrezGame.boardFen()").startswith("1rbqkbnr/P1pppppp")
+    assert Game.objects.get(pk=game.pk).next_move_number == 9
+
+
+def test_illegal_drop_is_not_sent_and_typed_illegal_move_shows_the_error(
+    new_page, game, alice
+):
+    white = open_game(new_page(alice), game)
+    white.fill("#move-input", "e2e5")
+    white.locator("#move-form button[type=submit]").click()
+    expect(white.locator("#game-error")).to_be_visible()
+    expect_moves(white, 0)
+    white.fill("#move-input", "Nf3")
+    white.locator("#move-form button[type=submit]").click()
+    expect_moves(white, 1)
+    assert Game.objects.get(pk=game.pk).moves.get().san == "Nf3"
+
+
+def test_watcher_follows_live_without_controls(new_page, game, alice, bob, carol):
+    white, black = open_game(new_page(alice), game), open_game(new_page(bob), game)
+    watcher = open_game(new_page(carol), game)
+    expect(watcher.locator("#actions")).to_have_count(0)
+    play_by_dragging(white, black, ["e2e4", "c7c5"])
+    expect_moves(watcher, 2)
+    assert watcher.locator("#game").get_attribute("data-can-move") == "false"
+
+
+def test_socket_dropped_and_back_misses_and_doubles_nothing(new_page, game, alice, bob):
+    white, black = open_game(new_page(alice), game), open_game(new_page(bob), game)
+    play_by_dragging(white, black, ["e2e4", "e7e5"])
+    black.evaluate("window.ajedrezGame.socket.close()")
+    expect(black.locator("#game")).to_have_attribute("data-connection", "offline")
+    drag(white, "g1", "f3")
+    expect(black.locator("#game")).to_have_attribute("data-connection", "connected")
+    expect_moves(black, 3)
+    drag(black, "b8", "c6")
+    expect_moves(white, 4)
+    assert move_list(black) == ["e4", "e5", "Nf3", "Nc6"]
+
+
+def test_missed_event_is_recovered_by_a_sync(new_page, game, alice, bob):
+    """The socket loses one event on the way (intercepted): the next event shows a gap
+    in the version, the page asks for a sync, and ends up with every move once."""
+    black = new_page(bob)
+    dropped: list[dict] = []
+    synced: list[dict] = []
+
+    def relay(ws):
+        server = ws.connect_to_server()
+
+        def to_page(message):
+            frame = json.loads(message)
+            if frame.get("type") == "event" and frame.get("move", {}).get("number") == 1:
+                dropped.append(frame)
+                return
+            ws.send(message)
+
+        def to_server(message):
+            if json.loads(message).get("type") == "sync":
+                synced.append(json.loads(message))
+            server.send(message)
+
+        server.on_message(to_page)
+        ws.on_message(to_server)
+
+    black.route_web_socket("**/ws/games/**", relay)
+    open_game(black, game)
+    white = open_game(new_page(alice), game)
+    drag(white, "e2", "e4")
+    expect_moves(white, 1)
+    white.locator("#btn-draw-offer").click()  # the next event, one version further
+    expect_moves(black, 1)
+    expect(black.locator("#draw-banner")).to_be_visible()
+    assert len(dropped) == 1
+    assert synced and synced[0]["after"] == 0
+    assert move_list(black) == ["e4"]
+
+
+def test_move_list_replay_with_buttons_and_keys(new_page, game, alice, play):
+    play(game, "e4", "e5", "Nf3")
+    white = open_game(new_page(alice), game)
+    fen = white.locator("#fen")
+    white.locator("[data-step=first]").click()
+    assert fen.input_value().startswith("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w")
+    white.keyboard.press("ArrowRight")
+    assert fen.input_value().startswith("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b")
+    assert white.locator("#game").get_attribute("data-can-move") == "false"
+    white.locator("[data-step=last]").click()
+    expect(white.locator("#game")).to_have_attribute("data-can-move", "false")  # black to move
+    assert white.locator("#move-list .move.current").inner_text() == "Nf3"
+
+
+def test_game_page_fits_a_phone_screen(new_page, game, alice, play, screenshot):
+    play(game, "e4", "e5", "Nf3", "Nc6")
+    phone = open_game(new_page(alice, width=390, height=844), game)
+    board = phone.locator("#board cg-board").bounding_box()
+    assert board is not None
+    assert 300 <= board["width"] <= 390
+    scroll_width = phone.evaluate("document.documentElement.scrollWidth")
+    assert scroll_width <= 390
+    screenshot(phone, "game-phone")
+
+
+def test_pgn_downloads_with_the_public_id(new_page, game, alice, play):
+    play(game, "e4", "e5")
+    white = open_game(new_page(alice), game)
+    with white.expect_download() as info:
+        white.get_by_role("link", name="PGN").click()
+    assert info.value.suggested_filename == f"{game.public_id}.pgn"
