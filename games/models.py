@@ -63,6 +63,21 @@ class Challenge(models.Model):
         return f"{self.challenger} → {self.challenged} ({self.status})"
 
 
+# Shown to people (and translated); the stored values are rules.Termination's.
+TERMINATION_LABELS = {
+    rules.Termination.CHECKMATE: _("checkmate"),
+    rules.Termination.STALEMATE: _("stalemate"),
+    rules.Termination.INSUFFICIENT_MATERIAL: _("insufficient material"),
+    rules.Termination.SEVENTYFIVE_MOVES: _("seventyfive moves"),
+    rules.Termination.FIVEFOLD_REPETITION: _("fivefold repetition"),
+    rules.Termination.THREEFOLD_REPETITION: _("threefold repetition"),
+    rules.Termination.FIFTY_MOVES: _("fifty moves"),
+    rules.Termination.AGREEMENT: _("agreement"),
+    rules.Termination.RESIGNATION: _("resignation"),
+    rules.Termination.ABANDONMENT: _("abandonment"),
+}
+
+
 class DrawRequest(models.IntegerChoices):
     """Per-colour request flags, the values of ESPOL's solicitud_blancas/solicitud_negras."""
 
@@ -84,7 +99,7 @@ class Game(models.Model):
         DRAW = "1/2-1/2", _("draw")
 
     Termination = models.TextChoices(
-        "Termination", [(t.name, (t.value, t.value.replace("_", " "))) for t in rules.Termination]
+        "Termination", [(t.name, (t.value, TERMINATION_LABELS[t])) for t in rules.Termination]
     )
 
     white = models.ForeignKey(

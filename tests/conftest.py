@@ -37,6 +37,14 @@ def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _english_texts(settings):
+    # The site speaks Spanish unless the browser asks otherwise (LANGUAGE_CODE "es");
+    # tests read the English texts unless they choose a language themselves, as
+    # tests/web/test_i18n.py does. Changing the setting also resets the active language.
+    settings.LANGUAGE_CODE = "en"
+
+
 @pytest.fixture
 def make_player(db) -> Callable[..., User]:
     def make(username: str, password: str = PASSWORD, **fields) -> User:

@@ -18,11 +18,6 @@ User = get_user_model()
 NEW_PASSWORD = "queen-gambit-77"
 
 
-@pytest.fixture(autouse=True)
-def _english(settings) -> None:
-    # The site's default language is Spanish; these tests read the English texts.
-    settings.LANGUAGE_CODE = "en"
-
 
 def subscription(**fields: str) -> dict[str, str]:
     data = {

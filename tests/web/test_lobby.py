@@ -16,11 +16,6 @@ from games.models import Challenge, Game
 User = get_user_model()
 
 
-@pytest.fixture(autouse=True)
-def _english(settings) -> None:
-    # The site's default language is Spanish; these tests read the English texts.
-    settings.LANGUAGE_CODE = "en"
-
 
 @pytest.fixture
 def as_alice(alice) -> Client:

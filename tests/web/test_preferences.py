@@ -11,11 +11,6 @@ from django.urls import reverse
 from accounts.models import Preferences
 
 
-@pytest.fixture(autouse=True)
-def _english(settings) -> None:
-    settings.LANGUAGE_CODE = "en"
-
-
 @pytest.fixture
 def as_alice(alice) -> Client:
     client = Client()
