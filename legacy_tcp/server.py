@@ -8,13 +8,13 @@ publication's ``async_to_sync(group_send)`` is carried back to this event loop, 
 in-memory channel layer a browser served by the same process sees a move made over TCP.
 
 Database threads: ``thread_sensitive=False`` with a pool owned by the server
-(``ESPOL_DB_THREADS``, default 8). Each thread keeps its own Django connection, so the
-database sees at most that many connections however many clients are connected; as
-Django does around each HTTP request, ``close_old_connections()`` runs before and after
-each command (honouring ``CONN_MAX_AGE`` and dropping broken connections), and
-:meth:`EspolServer.stop` closes what the threads still hold. The single shared
-thread-sensitive thread would serialise every command of every client behind one
-another; here SQLite's IMMEDIATE transactions and PostgreSQL's row locks order writers.
+(``ESPOL_DB_THREADS``, default 8). Each thread keeps its own Django connection open
+between commands, so the database sees at most that many connections however many
+clients are connected; a connection an error left unusable is closed after the command
+(as Django's ``close_old_connections`` would), and :meth:`EspolServer.stop` closes what
+the threads still hold. The single shared thread-sensitive thread would serialise every
+command of every client behind one another; here SQLite's IMMEDIATE transactions and
+PostgreSQL's row locks order concurrent writers.
 
 Hygiene: lines are capped at 4096 bytes (a longer one gets 802 and is skipped to its end,
 the session goes on); each line must arrive within the idle timeout; connections beyond
@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import close_old_connections, connections
+from django.db import connections
 
 from legacy_tcp import handlers
 from legacy_tcp.protocols import espol
@@ -98,13 +98,28 @@ class _Connection:
     opened: float = field(default_factory=time.monotonic)
 
 
+def _release_broken_connections() -> None:
+    """Close this thread's database connections that an error left unusable.
+
+    Healthy connections stay open: the pool has a fixed number of threads, so the database
+    sees at most that many connections, and reopening one per command (``CONN_MAX_AGE=0``)
+    would cost more than the command (2 ms on SQLite with its PRAGMAs, more on PostgreSQL).
+    """
+    for conn in connections.all(initialized_only=True):
+        if conn.connection is None or not conn.errors_occurred:
+            continue
+        if conn.is_usable():
+            conn.errors_occurred = False
+        else:
+            conn.close()
+
+
 def _execute(session: handlers.Session, command: espol.Command) -> handlers.Reply:
-    """Run one command in a worker thread, with connections handled as for a request."""
-    close_old_connections()
+    """Run one command in a worker thread, on the thread's own database connection."""
     try:
         return handlers.execute(session, command)
     finally:
-        close_old_connections()
+        _release_broken_connections()
 
 
 class EspolServer:
