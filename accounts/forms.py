@@ -47,6 +47,12 @@ class SubscriptionForm(forms.Form):
         widget=forms.EmailInput(attrs={"autocomplete": "email"}),
     )
 
+    def full_clean(self) -> None:
+        super().full_clean()
+        if self._errors and "username" in self._errors:
+            # The error states the rule already; the same sentence twice reads as noise.
+            self.fields["username"].help_text = ""
+
     def clean_username(self) -> str:
         username = self.cleaned_data["username"].strip()
         # Checked here too (the service checks again in its transaction) so that every

@@ -17,11 +17,12 @@ from django.core.paginator import Paginator
 from django.db.models import F, Q
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from accounts.validators import USERNAME_MAX_LENGTH
 from games import errors, rules, selectors, services
 from games.models import Challenge, Game, Move
 from ranking.models import PlayerRecord
@@ -31,17 +32,12 @@ User = get_user_model()
 RECENT_FINISHED_GAMES = 10
 PLAYERS_PER_PAGE = 20
 PROFILE_RECENT_GAMES = 15
-ACCEPT_COLOURS = (rules.WHITE, rules.BLACK, "random")
+CHALLENGE_TYPED_KEY = "challenge_typed"
 
 
 def game_url(game_id: int) -> str:
     """The game page's address (``game_detail``, served by the game views)."""
-    try:
-        return reverse("game_detail", args=[game_id])
-    except NoReverseMatch:
-        # The game page's URLs may not be installed (e.g. a trimmed URL conf); the path
-        # is part of the public layout either way.
-        return f"/games/{game_id}/"
+    return reverse("game_detail", args=[game_id])
 
 
 @dataclass(frozen=True)
@@ -138,6 +134,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     context = dashboard_context(request.user)
     if request.GET.get("partial") == "1":
         return render(request, "lobby/_dashboard_live.html", context)
+    context["challenge_typed"] = request.session.pop(CHALLENGE_TYPED_KEY, "")
     return render(request, "lobby/dashboard.html", context)
 
 
@@ -158,19 +155,21 @@ def _back(request: HttpRequest) -> HttpResponseRedirect:
 @require_POST
 def challenge_create(request: HttpRequest) -> HttpResponse:
     """Challenge the player named in the ``username`` field."""
-    username = request.POST.get("username", "").strip()
+    username = request.POST.get("username", "").strip()[:USERNAME_MAX_LENGTH]
     if not username:
         messages.error(request, _("Type the user name of the player to challenge."))
         return _back(request)
     try:
         opponent = selectors.active_player(username)
         services.challenge(challenger=request.user, challenged=opponent)
-    except errors.UserNotFound:
-        messages.error(request, _("There is no active player called “%(name)s”.") % {
-            "name": username
-        })
     except errors.DomainError as exc:
-        messages.error(request, exc.message)
+        if isinstance(exc, errors.UserNotFound):
+            message = _("There is no active player called “%(name)s”.") % {"name": username}
+        else:
+            message = exc.message
+        messages.error(request, message)
+        # The dashboard's form shows the name again, to be corrected rather than retyped.
+        request.session[CHALLENGE_TYPED_KEY] = username
     else:
         messages.success(
             request,

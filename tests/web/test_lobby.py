@@ -203,6 +203,17 @@ def test_challenge_to_an_unknown_player_is_refused_with_a_message(as_alice, alic
     assert not Challenge.objects.exists()
 
 
+def test_a_refused_challenge_keeps_the_typed_name_in_the_dashboard_form(as_alice, alice):
+    response = as_alice.post(reverse("challenge_create"), {"username": "bobb"}, follow=True)
+
+    html = text(response)
+    assert "There is no active player called “bobb”." in html
+    assert re.search(r'<input[^>]*id="challenge-username"[^>]*value="bobb"', html, re.S)
+    # Only once: the next visit starts with an empty form.
+    again = text(as_alice.get(reverse("dashboard")))
+    assert re.search(r'<input[^>]*id="challenge-username"[^>]*value=""', again, re.S)
+
+
 def test_challenge_with_an_empty_name_is_refused_with_a_message(as_alice, alice):
     response = as_alice.post(reverse("challenge_create"), {"username": "  "})
 
