@@ -299,7 +299,9 @@ def player_detail(request: HttpRequest, username: str) -> HttpResponse:
     """A player's record (wins, losses, draws, rating) and recent games."""
     player = get_object_or_404(User, username=username, is_active=True)
     record, _created = PlayerRecord.objects.get_or_create(player=player)
-    recent = [_row(g, player) for g in selectors.games_of(player)[:PROFILE_RECENT_GAMES]]
+    games = list(selectors.games_of(player)[:PROFILE_RECENT_GAMES])
+    last = _last_moves([g.pk for g in games if g.is_active])
+    recent = [_row(g, player, last.get(g.pk)) for g in games]
     relation = (
         None if player.pk == request.user.pk
         else _relations(request.user).get(player.pk, Relation())
