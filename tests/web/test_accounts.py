@@ -310,3 +310,33 @@ def test_unsubscribe_needs_a_login(client, db):
 
     assert response.status_code == 302
     assert response["Location"].startswith(reverse("login"))
+
+
+# --------------------------------------------------------------------------- layout
+
+
+def test_the_nav_links_to_the_admin_only_for_staff(client, alice, make_player):
+    staff = make_player("root", is_staff=True)
+    client.force_login(alice)
+    assert 'href="/admin/"' not in text(client.get(reverse("dashboard")))
+
+    client.force_login(staff)
+
+    assert 'href="/admin/"' in text(client.get(reverse("dashboard")))
+
+
+def test_the_page_names_the_player_for_scripts_and_logs_out_by_post(client, alice):
+    client.force_login(alice)
+
+    html = text(client.get(reverse("dashboard")))
+
+    assert '<body data-user="alice"' in html
+    assert f'<form action="{reverse("logout")}" method="post"' in html
+
+
+def test_a_visitor_is_offered_login_and_subscription(client, db):
+    html = text(client.get(reverse("login")))
+
+    assert '<body data-user=""' in html
+    assert f'href="{reverse("subscribe")}"' in html
+    assert f'href="{reverse("dashboard")}"' not in html

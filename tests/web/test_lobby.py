@@ -499,3 +499,26 @@ def test_profile_of_an_unknown_or_closed_account_is_not_found(as_alice, make_pla
 
     assert as_alice.get(reverse("player_detail", args=["nobody"])).status_code == 404
     assert as_alice.get(reverse("player_detail", args=["gone"])).status_code == 404
+
+
+def test_profile_rows_do_not_speak_to_the_visitor_as_a_player(as_carol, alice, bob, game):
+    html = text(as_carol.get(reverse("player_detail", args=["alice"])))
+
+    games = html[html.index('id="recent-games"') :]
+    assert f'data-game-id="{game.pk}"' in games
+    assert "your move" not in games
+    assert "in progress" in games
+
+
+def test_players_list_query_count_stays_bounded_with_many_players(
+    as_alice, alice, bob, make_player, start_game, django_assert_max_num_queries
+):
+    for n in range(30):
+        make_player(f"p{n:02d}")
+    start_game(alice, bob)
+    services.challenge(challenger=alice, challenged=User.objects.get(username="p00"))
+
+    with django_assert_max_num_queries(8):
+        response = as_alice.get(reverse("players"))
+
+    assert len(usernames_listed(response)) == 20
