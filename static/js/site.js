@@ -1,22 +1,14 @@
-// Small behaviours shared by every page; each works from data attributes so the
+// Small behaviours shared by every page, driven by data attributes so that the
 // templates stay plain HTML that also works without JavaScript.
 (() => {
   "use strict";
 
-  // <form data-confirm="Are you sure?">: ask before sending a destructive request.
+  // data-confirm="Question?" on a form or on one of its submit buttons: ask before
+  // sending a request that cannot be undone (declining a challenge, for instance).
   document.addEventListener("submit", (event) => {
-    const form = event.target;
-    const question = form instanceof HTMLFormElement ? form.dataset.confirm : undefined;
+    const question = event.submitter?.dataset.confirm ?? event.target.dataset?.confirm;
     if (question && !window.confirm(question)) {
       event.preventDefault();
-    }
-  });
-
-  // <select data-autosubmit>: send the form as soon as the choice changes.
-  document.addEventListener("change", (event) => {
-    const field = event.target;
-    if (field instanceof HTMLSelectElement && field.hasAttribute("data-autosubmit") && field.form) {
-      field.form.requestSubmit();
     }
   });
 })();
