@@ -72,17 +72,23 @@ def challenge_state(challenge: Challenge) -> dict[str, Any]:
     }
 
 
-def _send(groups: Iterable[str], message: dict[str, Any]) -> None:
-    layer = get_channel_layer()
-    if layer is None:
-        return
+async def _send_to_groups(layer: Any, groups: Iterable[str], message: dict[str, Any]) -> None:
     for group in groups:
         try:
-            async_to_sync(layer.group_send)(group, message)
+            await layer.group_send(group, message)
         except Exception:
             # The write has committed; a channel layer outage must not turn it into an
             # error. Clients resync from the version number when they reconnect.
             logger.exception("could not publish %s to %s", message.get("event"), group)
+
+
+def _send(groups: Iterable[str], message: dict[str, Any]) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    # One async_to_sync call for all groups: from a plain thread each call starts a thread
+    # and an event loop of its own (~0.6 ms, measured by bench/core_move.py).
+    async_to_sync(_send_to_groups)(layer, list(groups), message)
 
 
 def publish_game_event(game: Game, event: str, **extra: Any) -> None:

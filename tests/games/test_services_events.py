@@ -141,3 +141,23 @@ def test_accepting_publishes_the_new_game(listen, alice, bob):
     events = {m["event"]: m for m in (listener.receive(), listener.receive())}
     assert events["challenge_accepted"]["challenge"]["game_id"] == game.pk
     assert events["game_started"]["game"]["white"] == "bob"
+
+
+def test_a_channel_layer_failure_does_not_undo_the_move_or_silence_other_groups(
+    listen, game, alice, monkeypatch
+):
+    real_layer = get_channel_layer()
+
+    class FailingForPlayers:
+        async def group_send(self, group: str, message: dict[str, Any]) -> None:
+            if group.startswith("player-"):
+                raise ConnectionError("channel layer down")
+            await real_layer.group_send(group, message)
+
+    listener = listen(game_group(game.pk))
+    monkeypatch.setattr("games.events.get_channel_layer", lambda: FailingForPlayers())
+    services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")
+    monkeypatch.undo()
+    game.refresh_from_db()
+    assert game.next_move_number == 2
+    assert listener.receive()["event"] == "move"
