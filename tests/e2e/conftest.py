@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 import pytest
 from django.conf import settings
-from django.db import connection
+from django.db import connection, connections
 from django.test import Client
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -94,30 +94,51 @@ def server_url(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:
         process.kill()
+        process.wait()
+    with django_db_blocker.unblock():
+        _wait_for_server_sessions_to_end()
+
+
+def _wait_for_server_sessions_to_end(timeout: float = 5.0) -> None:
+    """PostgreSQL ends a dead client's backend a moment after the client exits; the
+    test database cannot be dropped until it has."""
+    if connection.vendor != "postgresql":
+        return
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+            if cursor.fetchone()[0] == 0:
+                return
+            time.sleep(0.1)
 
 
 @pytest.fixture
-def browser(server_url, transactional_db, monkeypatch) -> Iterator:
-    """A headless Chromium. Its sync API runs an event loop in this thread, so Django's
-    async-safety check would refuse the test's own ORM calls: they are plain setup
-    reads and writes, made between browser steps, never concurrently."""
+def new_page(server_url, transactional_db, monkeypatch) -> Iterator[Callable]:
+    """Make a page in a fresh browser context, logged in as ``user`` when one is given.
+
+    Chromium starts at the first page, not before: Playwright's sync API then runs an
+    event loop in this thread, where the service layer's after-commit publishing (sync
+    code calling the channel layer) cannot run. So a test does its setup through the
+    services first, then opens its pages. Django's async-safety check would also refuse
+    the test's own ORM reads between browser steps; they never run concurrently with
+    anything, so it is switched off for these tests.
+    """
     from playwright.sync_api import sync_playwright
 
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-        )
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def new_page(browser, server_url) -> Callable:
-    """A page in a fresh browser context; logged in as ``user`` when one is given."""
+    started: dict = {}
 
     def make(user=None, *, width: int = 1280, height: int = 900):
-        context = browser.new_context(
+        if not started:
+            started["playwright"] = sync_playwright().start()
+            started["browser"] = started["playwright"].chromium.launch(
+                executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+            )
+        context = started["browser"].new_context(
             base_url=server_url,
             viewport={"width": width, "height": height},
             locale="en-US",
@@ -134,7 +155,13 @@ def new_page(browser, server_url) -> Callable:
         page.set_default_timeout(10_000)
         return page
 
-    return make
+    yield make
+    if started:
+        # With Playwright's loop running, Django kept the test's ORM connection per
+        # context rather than per thread: close it here, or it outlives the test.
+        connections.close_all()
+        started["browser"].close()
+        started["playwright"].stop()
 
 
 @pytest.fixture

@@ -217,6 +217,7 @@ def test_socket_dropped_and_back_misses_and_doubles_nothing(new_page, game, alic
     expect_moves(black, 3)
     drag(black, "b8", "c6")
     expect_moves(white, 4)
+    expect_moves(black, 4)
     assert move_list(black) == ["e4", "e5", "Nf3", "Nc6"]
 
 

@@ -165,8 +165,13 @@ def test_illegal_move_is_refused_with_422_and_nothing_changes(as_alice, game):
 
 
 def test_illegal_move_from_the_plain_form_shows_a_message(as_alice, game):
-    response = as_alice.post(url("game_move", game), {"number": 1, "move": "e2e5"}, follow=True)
-    assert "not legal" in response.content.decode()
+    response = as_alice.post(
+        url("game_move", game),
+        {"number": 1, "move": "e2e5"},
+        follow=True,
+        HTTP_ACCEPT_LANGUAGE="en",
+    )
+    assert "That move is not legal in this position." in response.content.decode()
     assert not game.moves.exists()
 
 
