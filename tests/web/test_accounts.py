@@ -51,6 +51,14 @@ def test_subscription_request_is_recorded_and_waits_for_approval(client, db):
     assert not User.objects.filter(username="frank").exists()
 
 
+def test_a_logged_in_player_is_sent_from_the_subscription_form_to_the_dashboard(client, alice):
+    client.force_login(alice)
+
+    response = client.get(reverse("subscribe"))
+
+    assert response["Location"] == reverse("dashboard")
+
+
 @pytest.mark.parametrize("bad_name", ["fr:ank", "fr#ank", "fr,ank", "frank smith", "x" * 31])
 def test_subscription_with_a_reserved_character_in_the_name_is_refused(client, db, bad_name):
     response = client.post(reverse("subscribe"), subscription(username=bad_name))

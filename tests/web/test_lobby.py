@@ -153,6 +153,16 @@ def test_partial_dashboard_returns_only_the_live_part(as_alice, game):
     assert f'data-game-id="{game.pk}"' in section(html, "my-turn-games")
 
 
+def test_partial_dashboard_forms_carry_the_csrf_token(as_alice, alice, bob):
+    services.challenge(challenger=bob, challenged=alice)
+
+    html = text(as_alice.get(reverse("dashboard"), {"partial": "1"}))
+
+    # Swapped in by the live script, its forms must still post.
+    incoming = section(html, "incoming-challenges")
+    assert 'name="csrfmiddlewaretoken"' in incoming
+
+
 def many_games_for(player, start_game, play, count: int) -> None:
     """``count`` opponents: active games (with moves), finished games, challenges."""
     for n in range(count):
