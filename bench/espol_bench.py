@@ -109,7 +109,7 @@ def make_players(count: int) -> None:
 
 
 async def hold_idle_sessions(port: int, count: int, batch: int = 500) -> list:
-    from tests.protocols.asyncclient import AsyncEspolClient
+    from legacy_tcp.client import AsyncEspolClient
 
     clients = []
     for start in range(0, count, batch):
@@ -124,7 +124,7 @@ async def hold_idle_sessions(port: int, count: int, batch: int = 500) -> list:
 
 
 async def round_trips(port: int, samples: int) -> dict[str, list[float]]:
-    from tests.protocols.asyncclient import AsyncEspolClient, jgda
+    from legacy_tcp.client import AsyncEspolClient, jgda
 
     white = await AsyncEspolClient.open(port)
     black = await AsyncEspolClient.open(port)
@@ -166,7 +166,7 @@ async def round_trips(port: int, samples: int) -> dict[str, list[float]]:
 
 
 async def play_at_once(port: int, players: int, offset: int) -> tuple[int, int, float]:
-    from tests.protocols.asyncclient import AsyncEspolClient, jgda
+    from legacy_tcp.client import AsyncEspolClient, jgda
 
     pairs = players // 2
     errors = 0

@@ -92,8 +92,9 @@ class Command:
 
     def loggable(self) -> str:
         """The command as it may appear in logs: secrets replaced by ``***``."""
-        values = [str(getattr(self, f)) for f in self.__dataclass_fields__]
-        return ":".join([self.name, *values])
+        values = [getattr(self, f) for f in self.__dataclass_fields__]
+        shown = [fecha(v) if isinstance(v, dt.datetime) else str(v) for v in values]
+        return ":".join([self.name, *shown])
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from legacy_tcp.management.commands.espol_client import EspolClient
+from legacy_tcp.client import EspolClient
 from legacy_tcp.protocols.espol import Response
 from legacy_tcp.server import EspolServer
 from tests.conftest import PASSWORD

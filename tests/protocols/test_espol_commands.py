@@ -14,7 +14,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from legacy_tcp.management.commands.espol_client import EspolClient
+from legacy_tcp.client import EspolClient
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

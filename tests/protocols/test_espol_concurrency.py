@@ -7,9 +7,9 @@ import asyncio
 import pytest
 
 from games.models import Game, Move
+from legacy_tcp.client import AsyncEspolClient, jgda
 from ranking.models import PlayerRecord
 from tests.conftest import PASSWORD
-from tests.protocols.asyncclient import AsyncEspolClient, jgda
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -18,9 +18,9 @@ from django.test import Client
 
 from games import services
 from games.models import Move
+from legacy_tcp.client import AsyncEspolClient, jgda
 from legacy_tcp.server import EspolServer
 from tests.conftest import PASSWORD
-from tests.protocols.asyncclient import AsyncEspolClient, jgda
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

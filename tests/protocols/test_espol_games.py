@@ -8,15 +8,11 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from games.models import Game
-from legacy_tcp.protocols.espol import position_of
+from legacy_tcp.client import jgda
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 User = get_user_model()
-
-
-def jgda(game_name: str, number: int, uci: str) -> str:
-    return f"JGDA:{game_name}:{number}:{uci[:4]}:0:{position_of(uci)}:0"
 
 
 def start_over_tcp(challenger, challenged, colour: str = "B") -> str:

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from games.models import Move
-from legacy_tcp.management.commands.espol_client import EspolClient
+from legacy_tcp.client import EspolClient
 from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db(transaction=True)

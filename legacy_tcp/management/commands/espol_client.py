@@ -6,50 +6,13 @@ Interactive by default (one command per line; an empty line or end of input quit
 
 from __future__ import annotations
 
-import socket
-import ssl
 import sys
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from legacy_tcp.protocols.espol import FrameDecoder, Response
-
-
-class EspolClient:
-    """A blocking client: send one line, read back its one response."""
-
-    def __init__(self, host: str, port: int, *, tls: bool = False, timeout: float = 30.0):
-        raw = socket.create_connection((host, port), timeout=timeout)
-        if tls:
-            context = ssl.create_default_context()
-            # The gateway's certificate is usually self-signed on a test machine.
-            context.check_hostname = False
-            context.verify_mode = ssl.CERT_NONE
-            raw = context.wrap_socket(raw, server_hostname=host)
-        self.sock = raw
-        self.decoder = FrameDecoder()
-        self.pending: list[Response] = []
-
-    def send(self, line: str) -> Response | None:
-        """Send ``line`` (CR LF added); the response, or None when the server closed."""
-        self.sock.sendall(line.encode("utf-8") + b"\r\n")
-        return self.receive()
-
-    def send_raw(self, data: bytes) -> None:
-        """Send bytes as they are (tests: partial lines, bad bytes)."""
-        self.sock.sendall(data)
-
-    def receive(self) -> Response | None:
-        while not self.pending:
-            data = self.sock.recv(65536)
-            if not data:
-                return None
-            self.pending.extend(self.decoder.feed(data))
-        return self.pending.pop(0)
-
-    def close(self) -> None:
-        self.sock.close()
+from legacy_tcp.client import EspolClient
+from legacy_tcp.protocols.espol import Response
 
 
 def show(response: Response | None) -> str:

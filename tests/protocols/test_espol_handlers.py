@@ -1,0 +1,106 @@
+"""The handlers and the login throttle on their own: no socket, a real database."""
+
+from __future__ import annotations
+
+import pytest
+
+from games.models import Challenge
+from legacy_tcp import handlers
+from legacy_tcp.protocols.espol import Code, parse_line
+from legacy_tcp.server import LoginThrottle
+from tests.conftest import PASSWORD
+
+
+def run(session: handlers.Session, line: bytes) -> handlers.Reply:
+    """What the server does with a line, minus the socket and the thread."""
+    command = parse_line(line)
+    return handlers.immediate_reply(session, command) or handlers.execute(session, command)
+
+
+def test_help_and_quit_need_no_database():
+    session = handlers.Session()
+    assert handlers.immediate_reply(session, parse_line(b"HELP")).code == Code.S_TRAN
+    quit_reply = handlers.immediate_reply(session, parse_line(b"QUIT"))
+    assert quit_reply.close and quit_reply.encode() == b""
+
+
+def test_game_commands_before_login_are_gated_without_the_database():
+    reply = handlers.immediate_reply(handlers.Session(), parse_line(b"JUEG:bob"))
+    assert reply.code == Code.F_LOGIN
+
+
+def test_user_then_pass_logs_the_session_in(alice):
+    session = handlers.Session()
+    assert run(session, b"USER:alice").code == Code.S_USER
+    assert session.pending_username == "alice" and session.user is None
+    assert run(session, f"PASS:{PASSWORD}".encode()).code == Code.S_PASSWD
+    assert session.user == alice and session.pending_username is None
+
+
+def test_wrong_password_is_counted_and_flagged_for_the_throttle(alice):
+    session = handlers.Session()
+    run(session, b"USER:alice")
+    reply = run(session, b"PASS:nope")
+    assert (reply.code, reply.failed_login_for) == (Code.F_PASINV, "alice")
+    assert session.failed_passwords == 1 and session.user is None
+
+
+def test_a_new_user_command_logs_the_session_out(alice, bob):
+    session = handlers.Session()
+    run(session, b"USER:alice")
+    run(session, f"PASS:{PASSWORD}".encode())
+    assert run(session, b"USER:bob").code == Code.S_USER
+    assert session.user is None
+    assert run(session, b"JUEG:alice").code == Code.F_LOGIN
+
+
+def test_domain_errors_become_espol_codes(alice):
+    session = handlers.Session(user=alice)
+    assert run(session, b"JUEG:alice").code == Code.F_SELF
+    assert not Challenge.objects.exists()
+
+
+@pytest.mark.django_db
+def test_unexpected_errors_become_401(alice, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("games.selectors.active_player", broken)
+    reply = run(handlers.Session(), b"USER:alice")
+    assert reply.code == Code.E_SYSTEM
+
+
+def test_throttle_answers_the_first_failure_at_once_then_doubles():
+    throttle = LoginThrottle(base=0.5, cap=3.0)
+    delays = [throttle.failed("alice", 0) for _ in range(5)]
+    assert delays == [0.0, 0.5, 1.0, 2.0, 3.0]
+
+
+def test_throttle_counts_the_connections_own_failures_too():
+    throttle = LoginThrottle(base=0.5, cap=8.0)
+    assert throttle.failed("alice", 3) == 1.0
+
+
+def test_throttle_forgets_a_name_after_a_success():
+    throttle = LoginThrottle(base=0.5, cap=8.0)
+    throttle.failed("alice", 0)
+    throttle.failed("alice", 0)
+    throttle.succeeded("alice")
+    assert throttle.failed("alice", 0) == 0.0
+
+
+def test_throttle_keeps_names_apart():
+    throttle = LoginThrottle(base=0.5, cap=8.0)
+    throttle.failed("alice", 0)
+    throttle.failed("alice", 0)
+    assert throttle.failed("bob", 0) == 0.0
+
+
+def test_throttle_forgets_failures_older_than_its_window(monkeypatch):
+    clock = [1000.0]
+    monkeypatch.setattr("legacy_tcp.server.time.monotonic", lambda: clock[0])
+    throttle = LoginThrottle(base=0.5, cap=8.0, window=60.0)
+    throttle.failed("alice", 0)
+    throttle.failed("alice", 0)
+    clock[0] += 61.0
+    assert throttle.failed("alice", 0) == 0.0
