@@ -1,0 +1,117 @@
+"""Reads: players by name, games for a player, moves, challenges and the PGN."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+
+import chess.pgn
+import pytest
+from django.utils import timezone
+
+from accounts import services as account_services
+from games import errors, selectors, services
+from games.models import Game
+from tests.conftest import PASSWORD
+
+
+def test_active_player_is_found_by_name(alice):
+    assert selectors.active_player("alice") == alice
+
+
+def test_unknown_player_name_is_refused(db):
+    with pytest.raises(errors.UserNotFound):
+        selectors.active_player("nobody")
+
+
+def test_inactive_player_is_not_found(alice):
+    account_services.unsubscribe(player=alice, password=PASSWORD)
+    with pytest.raises(errors.UserNotFound):
+        selectors.active_player("alice")
+
+
+def test_game_for_a_player_who_does_not_play_it_is_not_found(game, carol):
+    with pytest.raises(errors.GameNotFound):
+        selectors.game_for_player(game.pk, carol)
+
+
+def test_unknown_game_is_not_found(db):
+    with pytest.raises(errors.GameNotFound):
+        selectors.game(999)
+
+
+def test_games_of_a_player_come_most_recent_first(alice, bob, carol, start_game, play):
+    first = start_game(alice, bob)
+    second = start_game(carol, alice)
+    play(first, "e4")
+    assert list(selectors.games_of(alice)) == [first, second]
+    assert list(selectors.games_of(bob)) == [first]
+
+
+def test_games_of_can_be_filtered_by_status(alice, bob, carol, start_game):
+    active = start_game(alice, bob)
+    finished = start_game(alice, carol)
+    services.resign(game_id=finished.pk, player=carol)
+    assert list(selectors.games_of(alice, status=Game.Status.ACTIVE)) == [active]
+
+
+def test_games_changed_since_leaves_out_older_changes(alice, bob, carol, start_game, play):
+    old = start_game(alice, bob)
+    Game.objects.filter(pk=old.pk).update(updated_at=timezone.now() - dt.timedelta(days=1))
+    since = timezone.now() - dt.timedelta(hours=1)
+    recent = start_game(alice, carol)
+    assert list(selectors.games_changed_since(alice, since)) == [recent]
+
+
+def test_moves_after_a_number(game, play):
+    play(game, "e4", "e5", "Nf3")
+    assert [m.san for m in selectors.moves(game.pk, after=1)] == ["e5", "Nf3"]
+    assert selectors.last_move(game.pk).san == "Nf3"
+
+
+def test_last_move_of_a_fresh_game_is_none(game):
+    assert selectors.last_move(game.pk) is None
+
+
+def test_pending_challenges_to_and_from_a_player(alice, bob, carol):
+    to_bob = services.challenge(challenger=alice, challenged=bob)
+    from_bob = services.challenge(challenger=bob, challenged=carol)
+    assert list(selectors.pending_challenges_to(bob)) == [to_bob]
+    assert list(selectors.pending_challenges_from(bob)) == [from_bob]
+
+
+def test_pending_challenge_by_challenger_name(alice, bob):
+    made = services.challenge(challenger=alice, challenged=bob)
+    assert selectors.pending_challenge(challenger_name="alice", challenged=bob) == made
+
+
+def test_pending_challenge_from_someone_who_made_none_is_refused(alice, bob):
+    with pytest.raises(errors.ChallengeNotFound):
+        selectors.pending_challenge(challenger_name="bob", challenged=alice)
+
+
+def _parsed(game: Game) -> chess.pgn.Game:
+    return chess.pgn.read_game(io.StringIO(selectors.game_pgn(game)))
+
+
+def test_pgn_of_a_finished_game_has_the_standard_tags(game, play):
+    game = play(game, "f3", "e5", "g4", "Qh4#")
+    headers = _parsed(game).headers
+    assert headers["Event"].endswith(game.public_id)
+    assert headers["Site"] == "Ajedrez"
+    assert headers["Date"] == game.created_at.strftime("%Y.%m.%d")
+    assert (headers["White"], headers["Black"]) == ("alice", "bob")
+    assert (headers["Result"], headers["Termination"]) == ("0-1", "normal")
+
+
+def test_pgn_of_a_game_in_progress_is_unterminated(game, play):
+    game = play(game, "e4")
+    parsed = _parsed(game)
+    assert (parsed.headers["Result"], parsed.headers["Termination"]) == ("*", "unterminated")
+    assert [m.uci() for m in parsed.mainline_moves()] == ["e2e4"]
+
+
+def test_pgn_of_an_abandoned_game_says_so(game, alice):
+    services.abandon_games(player=alice)
+    game.refresh_from_db()
+    assert _parsed(game).headers["Termination"] == "abandoned"
