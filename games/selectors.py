@@ -122,7 +122,8 @@ def game_pgn(game: Game) -> str:
         headers["Termination"] = (
             "abandoned" if game.termination == rules.Termination.ABANDONMENT else "normal"
         )
-        comment = game.get_termination_display()
+        # PGN is an interchange format: the reason stays in English, whatever the language.
+        comment = game.termination.replace("_", " ")
     return rules.pgn(headers, ucis, result=game.result, termination_comment=comment)
 
 
