@@ -308,3 +308,22 @@ def test_shutdown_finishes_the_command_in_flight(start_server, alice, game, monk
         EspolClient("127.0.0.1", runner.port, timeout=1).send("HELP")
     client.close()
     idle.close()
+
+
+def test_random_lines_each_get_one_clean_reply_and_the_session_survives(connect, alice):
+    import random
+
+    rng = random.Random(1995)
+    alphabet = b"USERPASJGDTBLSQIH:0123456789P\r\x00\xff\xc3 abc"
+    client = connect()
+    for _ in range(300):
+        line = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        line = line.replace(b"\n", b"")
+        if line.rstrip(b"\r").strip().startswith(b"QUIT"):
+            continue
+        client.send_raw(line + b"\r\n")
+        reply = client.receive()
+        assert reply is not None, line
+        # Any answer the protocol defines, but never a server error.
+        assert reply.code in {101, 102, 103, 105, 801, 802, 803, 814, 815, 850}, (line, reply)
+    assert client.send("USER:alice").code == 101
