@@ -102,6 +102,7 @@ def _js_strings() -> dict[str, str]:
         "theirTurn": _("opponent's turn"),
         "drawOffered": _("%(player)s offers a draw."),
         "youOffered": _("You offered a draw; waiting for the answer."),
+        "drawPending": _("draw offer pending"),
         "moveNumber": _("move"),
         "lastMoveTook": _("last move took"),
         "copied": _("Copied."),

@@ -189,6 +189,12 @@ function renderMoves() {
     if (move.number === state.ply) button.setAttribute("aria-current", "step");
     li.append(button);
   }
+  if (state.game.status !== "active") {
+    const result = document.createElement("li");
+    result.className = "move-result";
+    result.textContent = state.game.result;
+    list.append(result);
+  }
   const current = list.querySelector(".current");
   if (current) current.scrollIntoView({ block: "nearest" });
 }
@@ -242,7 +248,10 @@ function renderStatus() {
     ? `${S.lastMoveTook} ${formatSeconds(last.think_seconds)}`
     : "";
   const turn = $("#status-turn");
-  if (g.status === "active" && me) {
+  if (g.status === "active" && me && g.draw_offer_by) {
+    turn.textContent = S.drawPending;
+    turn.classList.remove("my-turn");
+  } else if (g.status === "active" && me) {
     turn.textContent = g.turn === me ? S.yourTurn : S.theirTurn;
     turn.classList.toggle("my-turn", g.turn === me);
   } else {

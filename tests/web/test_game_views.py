@@ -356,3 +356,17 @@ def test_pgn_of_a_missing_game_is_404(as_alice, game):
 def test_service_change_shows_on_the_next_page_load(as_bob, alice, game):
     services.make_move(game_id=game.pk, player=alice, move_number=1, move="c4")
     assert [m["san"] for m in page_data(as_bob.get(url("game_detail", game)))["moves"]] == ["c4"]
+
+
+def test_pending_offer_shows_the_answer_form_to_the_opponent_without_scripts(
+    as_bob, alice, game
+):
+    services.offer_draw(game_id=game.pk, player=alice)
+    html = as_bob.get(url("game_detail", game), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert 'id="draw-answer" class="d-flex gap-2"' in html
+    assert "alice offers a draw." in html
+
+
+def test_finished_game_offers_no_actions(as_alice, alice, game):
+    services.resign(game_id=game.pk, player=alice)
+    assert 'id="actions"' not in as_alice.get(url("game_detail", game)).content.decode()
