@@ -216,7 +216,7 @@ class GameConsumer(LimitedJsonConsumer):
         state = event["game"]
         active = state["status"] == "active"
         frame["dests"] = rules.legal_moves(state["fen"]) if active else {}
-        if self.is_player and active:
+        if self.is_player and active and selectors.draw_claim_possible(state["fen"]):
 
             def claimable() -> str | None:
                 return selectors.claimable_draw(selectors.game(self.game_id))

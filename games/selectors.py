@@ -134,10 +134,19 @@ def claimable_draw(game: Game) -> str | None:
     Reads the same window of moves as :func:`games.services.claim_draw`, so the page
     offers a claim exactly when the service would grant it (one query, ≤151 rows).
     """
-    if not game.is_active:
+    if not game.is_active or not draw_claim_possible(game.fen):
         return None
     from games.services import _repetition_window  # the claim's own window, not a copy
 
     base_fen, history, _ = _repetition_window(game)
     termination = rules.claimable_draw(base_fen, history)
     return None if termination is None else termination.value
+
+
+def draw_claim_possible(fen: str) -> bool:
+    """Whether a draw could be claimable in ``fen`` at all, from the FEN alone.
+
+    A position can occur a third time only 8 plies or more after the last capture or
+    pawn move (and the fifty-move rule needs 100), so below 8 no moves need be read.
+    """
+    return rules.halfmove_clock(fen) >= 8
