@@ -33,7 +33,8 @@ def admin_user(db) -> User:
 
 @pytest.fixture
 def admin_client(admin_user) -> Client:
-    client = Client()
+    # Messages are checked in English whatever translations the project ships.
+    client = Client(headers={"accept-language": "en"})
     client.force_login(admin_user)
     return client
 

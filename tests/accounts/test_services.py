@@ -6,6 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import check_password
 from django.test import Client
+from django.utils import translation
 
 from accounts import services
 from accounts.models import Preferences, SubscriptionRequest
@@ -58,7 +59,7 @@ def test_thirty_character_name_is_accepted(db):
 
 
 def test_request_for_a_taken_name_is_refused_whatever_the_case(alice):
-    with pytest.raises(errors.SubscriptionRefused) as caught:
+    with pytest.raises(errors.SubscriptionRefused) as caught, translation.override("en"):
         request(username="ALICE")
     assert "taken" in caught.value.message
     assert not SubscriptionRequest.objects.exists()
