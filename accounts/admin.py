@@ -6,6 +6,8 @@ which rows to act on and reports what happened.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
@@ -94,7 +96,13 @@ class SubscriptionRequestAdmin(admin.ModelAdmin):
         opts = self.opts
         return request.user.has_perm(f"{opts.app_label}.change_{opts.model_name}")
 
-    def _decide(self, request: HttpRequest, queryset: QuerySet, decide, done_message: str) -> None:
+    def _decide(
+        self,
+        request: HttpRequest,
+        queryset: QuerySet,
+        decide: Callable[..., object],
+        done_message: str,
+    ) -> None:
         done: list[str] = []
         refused: list[tuple[str, str]] = []
         for pk, username in queryset.order_by("created_at").values_list("pk", "username"):

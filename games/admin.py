@@ -144,7 +144,9 @@ class GameAdmin(admin.ModelAdmin):
 
     # ---------------------------------------------------------------- extra views
 
-    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None):
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict | None = None
+    ) -> HttpResponse:
         extra_context = {**(extra_context or {}), "can_purge": self.has_delete_permission(request)}
         return super().changelist_view(request, extra_context)
 
