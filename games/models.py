@@ -198,7 +198,8 @@ class Game(models.Model):
 class Move(models.Model):
     """One half-move. ``number`` is 1-based; odd numbers are white's."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    # No separate index: the (game, number) unique constraint already leads with game.
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves", db_index=False)
     number = models.PositiveIntegerField()
     uci = models.CharField(max_length=5)
     san = models.CharField(max_length=10)
