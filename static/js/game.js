@@ -545,5 +545,9 @@ window.ajedrezGame = {
 };
 
 render();
-if ("WebSocket" in window) connect();
-else startPolling();
+if ("WebSocket" in window) {
+  connect();
+} else {
+  setConnection("offline");
+  startPolling();
+}

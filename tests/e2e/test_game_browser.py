@@ -290,3 +290,19 @@ def test_pgn_downloads_with_the_public_id(new_page, game, alice, play):
     with white.expect_download() as info:
         white.get_by_role("link", name="PGN").click()
     assert info.value.suggested_filename == f"{game.public_id}.pgn"
+
+
+def test_page_plays_over_http_without_websocket(new_page, game, alice, bob):
+    """A browser without WebSocket: moves go by HTTP POST and the opponent's moves
+    arrive by polling the state URL."""
+    white = new_page(alice)
+    white.add_init_script("delete window.WebSocket")
+    white.goto(f"/games/{game.pk}/")
+    expect(white.locator("#game")).to_have_attribute("data-connection", "offline")
+    black = open_game(new_page(bob), game)
+    drag(white, "d2", "d4")
+    expect_moves(white, 1)
+    expect_moves(black, 1)
+    drag(black, "d7", "d5")
+    expect(white.locator("#move-list .move")).to_have_count(2, timeout=15_000)
+    assert move_list(white) == ["d4", "d5"]
