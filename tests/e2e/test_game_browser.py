@@ -5,6 +5,7 @@ and a page that loses its socket and comes back without missing or doubling a mo
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -306,3 +307,32 @@ def test_page_plays_over_http_without_websocket(new_page, game, alice, bob):
     drag(black, "d7", "d5")
     expect(white.locator("#move-list .move")).to_have_count(2, timeout=15_000)
     assert move_list(white) == ["d4", "d5"]
+
+
+def test_click_click_move_and_flip(new_page, game, alice, bob):
+    white, black = open_game(new_page(alice), game), open_game(new_page(bob), game)
+    expect(white.locator("#game")).to_have_attribute("data-can-move", "true")
+    white.mouse.click(*square_centre(white, "g1"))
+    expect(white.locator("#board square.move-dest")).to_have_count(2)  # f3, h3
+    white.mouse.click(*square_centre(white, "f3"))
+    expect_moves(black, 1)
+    assert move_list(black) == ["Nf3"]
+    board = white.locator("#board")
+    expect(board).to_have_class(re.compile(r"orientation-white"))
+    white.locator("#flip").click()
+    expect(board).to_have_class(re.compile(r"orientation-black"))
+
+
+def test_copy_fen_and_pgn(new_page, game, alice, play, server_url):
+    play(game, "e4", "e5")
+    white = open_game(new_page(alice), game)
+    white.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server_url)
+    white.locator("#copy-fen").click()
+    expect(white.locator("#copy-fen")).to_have_attribute("data-copied", "true")
+    fen = white.evaluate("navigator.clipboard.readText()")
+    assert fen == "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
+    white.locator("#copy-pgn").click()
+    expect(white.locator("#copy-pgn")).to_have_attribute("data-copied", "true")
+    pgn = white.evaluate("navigator.clipboard.readText()")
+    assert '[White "alice"]' in pgn
+    assert "1. e4 e5" in pgn

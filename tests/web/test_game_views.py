@@ -370,3 +370,17 @@ def test_pending_offer_shows_the_answer_form_to_the_opponent_without_scripts(
 def test_finished_game_offers_no_actions(as_alice, alice, game):
     services.resign(game_id=game.pk, player=alice)
     assert 'id="actions"' not in as_alice.get(url("game_detail", game)).content.decode()
+
+
+def test_board_theme_preference_sets_the_board_class(as_alice, alice, game):
+    alice.preferences.board_theme = "blue"
+    alice.preferences.save()
+    html = as_alice.get(url("game_detail", game)).content.decode()
+    assert 'class="board-wrap theme-blue pieces-cburnett"' in html
+
+
+def test_status_bar_preference_hides_the_bar(as_alice, alice, game):
+    alice.preferences.show_status_bar = False
+    alice.preferences.save()
+    html = as_alice.get(url("game_detail", game)).content.decode()
+    assert 'id="status-bar" class="status-bar small d-none"' in html
