@@ -336,3 +336,17 @@ def test_copy_fen_and_pgn(new_page, game, alice, play, server_url):
     pgn = white.evaluate("navigator.clipboard.readText()")
     assert '[White "alice"]' in pgn
     assert "1. e4 e5" in pgn
+
+
+def test_board_theme_from_preferences(new_page, game, alice, screenshot):
+    alice.preferences.board_theme = "green"
+    alice.preferences.show_coordinates = False
+    alice.preferences.save()
+    white = open_game(new_page(alice), game)
+    background = white.locator("#board cg-board").evaluate(
+        "el => getComputedStyle(el).backgroundImage"
+    )
+    assert "conic-gradient" in background
+    assert "rgb(134, 166, 102)" in background  # the green theme's dark squares
+    expect(white.locator("#board coords")).to_have_count(0)
+    screenshot(white, "game-green-no-coordinates")
