@@ -18,6 +18,7 @@ import json
 import time
 from collections import deque
 from typing import Any
+from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -137,7 +138,14 @@ class GameConsumer(LimitedJsonConsumer):
         await self.channel_layer.group_add(game_group(self.game_id), self.channel_name)
         self.joined = True
         await self.accept()
-        await self.send_snapshot(after=0)
+        # A page that reconnects says how many moves it has (``?after=n``) and gets only
+        # the rest; a new page gets them all.
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        try:
+            after = max(0, int(query.get("after", ["0"])[0]))
+        except ValueError:
+            after = 0
+        await self.send_snapshot(after=after)
 
     async def disconnect(self, code: int) -> None:
         if getattr(self, "joined", False):

@@ -353,7 +353,8 @@ function connect() {
   clearTimeout(reconnectTimer);
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   setConnection("connecting");
-  ws = new WebSocket(`${scheme}//${location.host}${data.urls.ws}`);
+  // Say how many moves we hold: the snapshot then carries only the ones we lack.
+  ws = new WebSocket(`${scheme}//${location.host}${data.urls.ws}?after=${state.moves.length}`);
   ws.addEventListener("open", () => {
     reconnectAttempts = 0;
     stopPolling();

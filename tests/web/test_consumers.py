@@ -462,3 +462,23 @@ async def test_player_socket_answers_unknown_messages_with_an_error(alice, cooki
     await comm.send_json_to({"type": "ping"})
     assert (await comm.receive_json_from())["type"] == "pong"
     await comm.disconnect()
+
+
+async def test_reconnecting_page_gets_only_the_moves_it_lacks(game, cookies, play):
+    await sync_to_async(play)(game, "e4", "e5", "Nf3")
+    comm = communicator(f"/ws/games/{game.pk}/?after=2", cookies["bob"])
+    connected, _ = await comm.connect()
+    assert connected
+    snapshot = await comm.receive_json_from(timeout=5)
+    assert snapshot["after"] == 2
+    assert [m["san"] for m in snapshot["moves"]] == ["Nf3"]
+    await comm.disconnect()
+
+
+async def test_unreadable_after_on_connect_sends_every_move(game, cookies, play):
+    await sync_to_async(play)(game, "e4")
+    comm = communicator(f"/ws/games/{game.pk}/?after=x", cookies["bob"])
+    await comm.connect()
+    snapshot = await comm.receive_json_from(timeout=5)
+    assert (snapshot["after"], len(snapshot["moves"])) == (0, 1)
+    await comm.disconnect()
