@@ -185,7 +185,22 @@ def test_promotion_cancelled_puts_the_pawn_back(new_page, game, alice, play):
     assert Game.objects.get(pk=game.pk).next_move_number == 9
 
 
-def test_illegal_drop_is_not_sent_and_typed_illegal_move_shows_the_error(
+def test_illegal_drop_snaps_back_without_a_request(new_page, game, alice):
+    white = new_page(alice)
+    sent: list[str] = []
+    white.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(frame)))
+    open_game(white, game)
+    drag(white, "e2", "e5")
+    white.wait_for_timeout(300)
+    assert white.evaluate("window.ajedrezGame.boardFen()").startswith(
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/"
+    )
+    assert not any('"move"' in str(frame) for frame in sent)
+    expect_moves(white, 0)
+    assert not Game.objects.get(pk=game.pk).moves.exists()
+
+
+def test_typed_illegal_move_shows_the_error_and_a_legal_one_is_played(
     new_page, game, alice
 ):
     white = open_game(new_page(alice), game)
