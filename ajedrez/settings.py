@@ -167,6 +167,11 @@ ESPOL_HOST = os.environ.get("ESPOL_HOST", "127.0.0.1")
 ESPOL_PORT = int(os.environ.get("ESPOL_PORT", "5757"))
 ESPOL_IDLE_TIMEOUT = float(os.environ.get("ESPOL_IDLE_TIMEOUT", str(30 * 60)))
 ESPOL_MAX_CONNECTIONS = int(os.environ.get("ESPOL_MAX_CONNECTIONS", "20000"))
+ESPOL_WRITE_TIMEOUT = float(os.environ.get("ESPOL_WRITE_TIMEOUT", "30"))
+ESPOL_WRITE_BUFFER = int(os.environ.get("ESPOL_WRITE_BUFFER", str(64 * 1024)))
+ESPOL_DB_THREADS = int(os.environ.get("ESPOL_DB_THREADS", "8"))
+ESPOL_LOGIN_DELAY = float(os.environ.get("ESPOL_LOGIN_DELAY", "0.5"))
+ESPOL_LOGIN_DELAY_MAX = float(os.environ.get("ESPOL_LOGIN_DELAY_MAX", "8"))
 
 LOGGING = {
     "version": 1,

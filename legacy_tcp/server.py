@@ -139,12 +139,11 @@ class EspolServer:
         self.idle_timeout = idle_timeout if idle_timeout and idle_timeout > 0 else None
         self.max_connections = max_connections
         self.ssl_context = ssl_context
-        self.write_timeout = float(getattr(settings, "ESPOL_WRITE_TIMEOUT", 30.0))
-        self.write_buffer_limit = int(getattr(settings, "ESPOL_WRITE_BUFFER", 64 * 1024))
-        self.db_threads = int(getattr(settings, "ESPOL_DB_THREADS", 8))
+        self.write_timeout = settings.ESPOL_WRITE_TIMEOUT
+        self.write_buffer_limit = settings.ESPOL_WRITE_BUFFER
+        self.db_threads = settings.ESPOL_DB_THREADS
         self.throttle = LoginThrottle(
-            base=float(getattr(settings, "ESPOL_LOGIN_DELAY", 0.5)),
-            cap=float(getattr(settings, "ESPOL_LOGIN_DELAY_MAX", 8.0)),
+            base=settings.ESPOL_LOGIN_DELAY, cap=settings.ESPOL_LOGIN_DELAY_MAX
         )
         self._server: asyncio.Server | None = None
         self._connections: dict[asyncio.Task, _Connection] = {}

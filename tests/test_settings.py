@@ -20,7 +20,8 @@ def settings_under(env: dict[str, str]) -> dict:
     code = (
         "import json, ajedrez.settings as s;"
         "print(json.dumps({'db': s.DATABASES['default'], 'layers': s.CHANNEL_LAYERS,"
-        " 'debug': s.DEBUG, 'hosts': s.ALLOWED_HOSTS}, default=str))"
+        " 'debug': s.DEBUG, 'hosts': s.ALLOWED_HOSTS,"
+        " 'espol': {k: v for k, v in vars(s).items() if k.startswith('ESPOL_')}}, default=str))"
     )
     clean = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     result = subprocess.run(
@@ -77,6 +78,28 @@ def test_allowed_hosts_come_from_the_environment():
         "chess.example",
         "www.chess.example",
     ]
+
+
+def test_espol_gateway_settings_come_from_the_environment():
+    defaults = settings_under({})["espol"]
+    assert defaults["ESPOL_PORT"] == 5757
+    assert defaults["ESPOL_IDLE_TIMEOUT"] == 1800.0
+    assert defaults["ESPOL_LOGIN_DELAY"] == 0.5
+    tuned = settings_under(
+        {
+            "ESPOL_PORT": "6000",
+            "ESPOL_WRITE_TIMEOUT": "5",
+            "ESPOL_WRITE_BUFFER": "1024",
+            "ESPOL_DB_THREADS": "2",
+            "ESPOL_LOGIN_DELAY": "1.5",
+            "ESPOL_LOGIN_DELAY_MAX": "3",
+        }
+    )["espol"]
+    assert tuned["ESPOL_PORT"] == 6000
+    assert tuned["ESPOL_WRITE_TIMEOUT"] == 5.0
+    assert tuned["ESPOL_WRITE_BUFFER"] == 1024
+    assert tuned["ESPOL_DB_THREADS"] == 2
+    assert (tuned["ESPOL_LOGIN_DELAY"], tuned["ESPOL_LOGIN_DELAY_MAX"]) == (1.5, 3.0)
 
 
 @pytest.mark.skipif(
