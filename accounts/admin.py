@@ -21,6 +21,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts import services
 from accounts.models import SubscriptionRequest
 from accounts.validators import username_validator
+from ajedrez.admin import ReadOnlyAdminMixin
 from games.errors import DomainError
 from ranking.models import PlayerRecord
 
@@ -52,8 +53,11 @@ def _report(
 
 
 @admin.register(SubscriptionRequest)
-class SubscriptionRequestAdmin(admin.ModelAdmin):
-    """Requests come from players and are decided, never edited or added by hand."""
+class SubscriptionRequestAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """Requests come from players and are decided, never edited or added by hand.
+
+    Decided requests are the record of who let whom in, so they are never deleted either.
+    """
 
     list_display = (
         "username",
@@ -81,16 +85,6 @@ class SubscriptionRequestAdmin(admin.ModelAdmin):
     )
     readonly_fields = fields
     actions = ("approve", "reject")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        # Decided requests are the record of who let whom in.
-        return False
 
     def has_decide_permission(self, request: HttpRequest) -> bool:
         opts = self.opts

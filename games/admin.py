@@ -18,6 +18,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
+from ajedrez.admin import ReadOnlyAdminMixin
 from games import selectors, services
 from games.models import Challenge, Game, Move
 
@@ -209,7 +210,7 @@ class GameAdmin(admin.ModelAdmin):
 
 
 @admin.register(Challenge)
-class ChallengeAdmin(admin.ModelAdmin):
+class ChallengeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     """Challenges are made and answered by players: read-only here."""
 
     list_display = ("challenger", "challenged", "status", "created_at", "decided_at", "game_link")
@@ -217,15 +218,6 @@ class ChallengeAdmin(admin.ModelAdmin):
     list_filter = ("status",)
     search_fields = ("challenger__username", "challenged__username")
     date_hierarchy = "created_at"
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
 
     @admin.display(description=_("game"), ordering="game")
     def game_link(self, challenge: Challenge) -> str:

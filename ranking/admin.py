@@ -7,11 +7,12 @@ from django.db.models import F, QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
+from ajedrez.admin import ReadOnlyAdminMixin
 from ranking.models import PlayerRecord
 
 
 @admin.register(PlayerRecord)
-class PlayerRecordAdmin(admin.ModelAdmin):
+class PlayerRecordAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ("player", "wins", "losses", "draws", "played", "rating")
     list_select_related = ("player",)
     list_filter = ("player__is_active",)
@@ -24,12 +25,3 @@ class PlayerRecordAdmin(admin.ModelAdmin):
     @admin.display(description=_("games"), ordering="played")
     def played(self, record: PlayerRecord) -> int:
         return record.played
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False

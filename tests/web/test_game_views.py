@@ -20,27 +20,6 @@ RUY_LOPEZ = (
 )
 
 
-@pytest.fixture
-def as_alice(alice) -> Client:
-    client = Client()
-    client.force_login(alice)
-    return client
-
-
-@pytest.fixture
-def as_bob(bob) -> Client:
-    client = Client()
-    client.force_login(bob)
-    return client
-
-
-@pytest.fixture
-def as_carol(carol) -> Client:
-    client = Client()
-    client.force_login(carol)
-    return client
-
-
 def page_data(response) -> dict:
     """The JSON the page's script reads (``json_script`` with id ``game-data``)."""
     html = response.content.decode()

@@ -16,28 +16,6 @@ from games.models import Challenge, Game
 User = get_user_model()
 
 
-
-@pytest.fixture
-def as_alice(alice) -> Client:
-    client = Client()
-    client.force_login(alice)
-    return client
-
-
-@pytest.fixture
-def as_bob(bob) -> Client:
-    client = Client()
-    client.force_login(bob)
-    return client
-
-
-@pytest.fixture
-def as_carol(carol) -> Client:
-    client = Client()
-    client.force_login(carol)
-    return client
-
-
 def text(response) -> str:
     return response.content.decode()
 

@@ -4,19 +4,10 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from django.test import Client
 from django.urls import reverse
 
 from accounts.models import Preferences
-
-
-@pytest.fixture
-def as_alice(alice) -> Client:
-    client = Client()
-    client.force_login(alice)
-    return client
-
 
 CHANGED = {
     "board_theme": "blue",

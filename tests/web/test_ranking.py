@@ -4,18 +4,9 @@ from __future__ import annotations
 
 import re
 
-import pytest
-from django.test import Client
 from django.urls import reverse
 
 from ranking.models import PlayerRecord
-
-
-@pytest.fixture
-def as_alice(alice) -> Client:
-    client = Client()
-    client.force_login(alice)
-    return client
 
 
 def set_record(player, *, wins=0, losses=0, draws=0, rating=1500) -> None:
