@@ -10,8 +10,18 @@ import asyncio
 import contextlib
 import socket
 import ssl
+from dataclasses import dataclass, field
 
-from legacy_tcp.protocols.espol import FrameDecoder, Response, position_of, promotion_of
+import chess
+
+from legacy_tcp.protocols.espol import (
+    Code,
+    FrameDecoder,
+    Response,
+    position_of,
+    promotion_of,
+    uci_of,
+)
 
 
 def jgda(game_name: str, number: int, uci: str, *, reverse: bool = False) -> str:
@@ -20,6 +30,56 @@ def jgda(game_name: str, number: int, uci: str, *, reverse: bool = False) -> str
         f"JGDA:{game_name}:{number}:{uci[:4]}:{int(reverse)}:"
         f"{position_of(uci)}:{promotion_of(uci)}"
     )
+
+
+def moves_of_spar(text: str) -> list[str]:
+    """UCI moves of a ``SPAR`` answer (``n:jugada:reverso:posicion:promocion,`` each)."""
+    moves = []
+    for entry in text.split(","):
+        if entry:
+            _number, jugada, _reverse, _position, promotion = entry.split(":")
+            moves.append(uci_of(jugada, promotion))
+    return moves
+
+
+@dataclass
+class GameView:
+    """What a player needs to see of one game: built from ``STAT`` and ``SPAR``."""
+
+    name: str
+    white: str
+    black: str
+    finished: bool
+    winner: str  # ESPOL ganador: 0 none yet, 1 white, 2 black, 3 draw
+    my_colour: chess.Color
+    board: chess.Board = field(default_factory=chess.Board)
+
+    @property
+    def next_number(self) -> int:
+        return len(self.board.move_stack) + 1
+
+    def text(self) -> str:
+        """The board from the player's side, the moves in SAN, and whose turn it is."""
+        ranks = range(7, -1, -1) if self.my_colour == chess.WHITE else range(8)
+        files = range(8) if self.my_colour == chess.WHITE else range(7, -1, -1)
+        lines = [f"{self.name}: {self.white} (white) - {self.black} (black)"]
+        for rank in ranks:
+            row = []
+            for file in files:
+                piece = self.board.piece_at(chess.square(file, rank))
+                row.append(piece.symbol() if piece else ".")
+            lines.append(f"{rank + 1}  {' '.join(row)}")
+        lines.append("   " + " ".join(chess.FILE_NAMES[f] for f in files))
+        replay = chess.Board()
+        lines.append(replay.variation_san(self.board.move_stack) or "(no moves yet)")
+        if self.finished:
+            outcome = {"1": "white won", "2": "black won", "3": "drawn"}.get(self.winner, "")
+            lines.append(f"finished: {outcome}")
+        else:
+            side = "white" if self.board.turn == chess.WHITE else "black"
+            whose = "your move" if self.board.turn == self.my_colour else "opponent's move"
+            lines.append(f"move {self.next_number}, {side} to play ({whose})")
+        return "\n".join(lines)
 
 
 class EspolClient:
@@ -56,6 +116,49 @@ class EspolClient:
 
     def close(self) -> None:
         self.sock.close()
+
+    def game(self, name: str) -> GameView | Response | None:
+        """The game as its player sees it (``STAT`` + ``SPAR``), or the refusal."""
+        stat = self.send(f"STAT:{name}")
+        if stat is None or stat.code != Code.S_TRAN:
+            return stat
+        fields = stat.text.split(":")
+        view = GameView(
+            name=fields[0],
+            white=fields[1],
+            black=fields[2],
+            finished=fields[4] == "2",
+            winner=fields[5],
+            my_colour=chess.WHITE if fields[8] == "B" else chess.BLACK,
+        )
+        spar = self.send(f"SPAR:{name}:0")
+        if spar is None:
+            return None
+        if spar.code == Code.S_TRAN:
+            for uci in moves_of_spar(spar.text):
+                view.board.push_uci(uci)
+        elif spar.code != Code.F_NOMASJUG:
+            return spar
+        return view
+
+    def play(self, name: str, move: str) -> Response | str | None:
+        """Play ``move`` (SAN or UCI) in game ``name``: the JGDA reply, or why not sent.
+
+        The client reads the game first so that a person can type ``Nf3`` and the
+        client fills in the move number, ``posicion`` and ``promocion``; the server
+        still judges the move.
+        """
+        view = self.game(name)
+        if not isinstance(view, GameView):
+            return view
+        try:
+            parsed = view.board.parse_san(move)
+        except ValueError:
+            try:
+                parsed = chess.Move.from_uci(move.lower())
+            except ValueError:
+                return f"not a move in SAN or UCI: {move}"
+        return self.send(jgda(view.name, view.next_number, parsed.uci()))
 
 
 class AsyncEspolClient:

@@ -346,6 +346,11 @@ def promotion_of(uci: str) -> int:
     return {"": 0, "n": 2, "b": 3, "r": 4, "q": 5}[uci[4:5]]
 
 
+def uci_of(jugada: str, promocion: str) -> str:
+    """The UCI move of a ``SPAR`` entry: four-letter ``jugada`` plus the ``promocion`` letter."""
+    return jugada[:4].lower() + _PROMOTION_LETTER.get(promocion, "")
+
+
 def _build(code: str, rest: str | None) -> Command:
     if code in ("HELP", "QUIT", "SRNK"):
         if rest is not None and rest.strip():

@@ -282,5 +282,11 @@ def test_promotion_codes_follow_the_piece():
     ]
 
 
+def test_spar_entries_read_back_as_uci_with_the_promotion_letter():
+    assert [espol.uci_of(j, p) for j, p in (("e2e4", "0"), ("a7a8", "5"), ("h2h1", "2"))] == [
+        "e2e4", "a7a8q", "h2h1n"
+    ]
+
+
 def test_fecha_is_eleven_zero_padded_digits():
     assert espol.fecha(dt.datetime(2025, 11, 22, tzinfo=dt.UTC)) == "01763769600"

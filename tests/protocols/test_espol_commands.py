@@ -15,6 +15,7 @@ from django.core.management import call_command
 from django.db import connection
 
 from legacy_tcp.client import EspolClient
+from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -85,3 +86,87 @@ def test_espol_client_prints_decoded_responses(server, alice):
         "> QUIT",
         "(connection closed)",
     ]
+
+
+def client_output(server, *lines: str) -> list[str]:
+    out = io.StringIO()
+    args = [arg for line in lines for arg in ("-c", line)]
+    call_command("espol_client", "--port", str(server.port), *args, stdout=out)
+    return out.getvalue().splitlines()
+
+
+def test_espol_client_plays_typed_san_and_shows_the_board(server, game):
+    lines = client_output(
+        server, "USER:alice", f"PASS:{PASSWORD}", f"/move {game.public_id} e4"
+    )
+    assert lines[5] == "103 [5 bytes] 1:0:0"
+    board = lines[6:]
+    assert board[0] == f"{game.public_id}: alice (white) - bob (black)"
+    # White's side: rank 8 on top, the pawn on e4, e2 empty.
+    assert board[1] == "8  r n b q k b n r"
+    assert board[5] == "4  . . . . P . . ."
+    assert board[7] == "2  P P P P . P P P"
+    assert board[9] == "   a b c d e f g h"
+    assert board[10] == "1. e4"
+    assert board[11] == "move 2, black to play (opponent's move)"
+    game.refresh_from_db()
+    assert game.moves.get(number=1).san == "e4"
+
+
+def test_espol_client_shows_black_the_board_from_its_side(server, game, play):
+    play(game, "e4")
+    lines = client_output(server, "USER:bob", f"PASS:{PASSWORD}", f"/board {game.public_id}")
+    board = lines[5:]
+    assert board[1] == "1  R N B K Q B N R"
+    assert board[4] == "4  . . . P . . . ."
+    assert board[9] == "   h g f e d c b a"
+    assert board[11] == "move 2, black to play (your move)"
+
+
+def test_espol_client_move_in_uci_with_promotion_and_a_finished_game(server, game, play):
+    play(game, "f4", "e5", "fxe5", "d6", "exd6", "Be7", "dxe7", "Kd7")
+    lines = client_output(server, "USER:alice", f"PASS:{PASSWORD}", f"/move {game.public_id} e7d8n")
+    assert lines[5] == "103 [5 bytes] 9:0:0"
+    assert lines[-2] == "1. f4 e5 2. fxe5 d6 3. exd6 Be7 4. dxe7 Kd7 5. exd8=N"
+    assert lines[-1] == "move 10, black to play (opponent's move)"
+    game.refresh_from_db()
+    assert game.moves.get(number=9).uci == "e7d8n"
+    play(game, "Kxd8")
+    lines = client_output(server, "USER:bob", f"PASS:{PASSWORD}", f"/board {game.public_id}")
+    assert lines[-1] == "move 11, white to play (opponent's move)"
+
+
+def test_espol_client_shows_a_finished_game(server, game, play):
+    play(game, "f3", "e5", "g4", "Qh4#")
+    lines = client_output(server, "USER:alice", f"PASS:{PASSWORD}", f"/board {game.public_id}")
+    assert lines[-2] == "1. f3 e5 2. g4 Qh4#"
+    assert lines[-1] == "finished: black won"
+
+
+def test_espol_client_refuses_what_is_not_a_move_and_sends_nothing(server, game):
+    lines = client_output(
+        server, "USER:alice", f"PASS:{PASSWORD}", f"/move {game.public_id} Zz9"
+    )
+    assert lines[-1] == "not a move in SAN or UCI: Zz9"
+    assert not game.moves.exists()
+
+
+def test_espol_client_passes_on_the_servers_refusals(server, game, carol):
+    # An illegal UCI move is the server's to judge (822); a game not yours is 820.
+    lines = client_output(
+        server, "USER:alice", f"PASS:{PASSWORD}", f"/move {game.public_id} e2e5"
+    )
+    assert lines[-1].startswith("822 ")
+    lines = client_output(
+        server, "USER:carol", f"PASS:{PASSWORD}", f"/board {game.public_id}"
+    )
+    assert lines[-1].startswith("820 ")
+    lines = client_output(server, f"/move {game.public_id} e4")
+    assert lines[-1].startswith("803 ")
+    assert not game.moves.exists()
+
+
+def test_espol_client_unknown_local_command_prints_local_help(server, db):
+    lines = client_output(server, "/moves P0000001", "/board")
+    assert lines[1] == "local commands:"
+    assert lines.count("local commands:") == 2

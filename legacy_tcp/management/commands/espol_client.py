@@ -2,6 +2,11 @@
 
 Interactive by default (one command per line; an empty line or end of input quits);
 ``-c`` sends the given commands in order and exits, for scripts and tests.
+
+Besides raw ESPOL lines, a few local commands make a game playable by hand:
+``/board P0000001`` shows the board from your side with the moves in SAN, and
+``/move P0000001 Nf3`` (SAN or UCI) fills in the move number, ``posicion`` and
+``promocion`` of the JGDA line, sends it, and shows the board again.
 """
 
 from __future__ import annotations
@@ -11,8 +16,13 @@ import sys
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from legacy_tcp.client import EspolClient
-from legacy_tcp.protocols.espol import Response
+from legacy_tcp.client import EspolClient, GameView
+from legacy_tcp.protocols.espol import Code, Response
+
+LOCAL_HELP = """local commands:
+  /board <partida>          the board from your side, the moves, whose turn it is
+  /move <partida> <jugada>  play a move given in SAN (Nf3, exd5, e8=Q) or UCI (g1f3)
+  /help                     this text (HELP asks the server for its commands)"""
 
 
 def show(response: Response | None) -> str:
@@ -40,9 +50,13 @@ class Command(BaseCommand):
         try:
             if options["command"]:
                 for line in options["command"]:
-                    self.stdout.write(f"> {line}\n{show(client.send(line))}")
+                    self.stdout.write(f"> {line}")
+                    if not self.run_line(client, line):
+                        break
                 return
             interactive = sys.stdin.isatty()
+            if interactive:
+                self.stdout.write("ESPOL commands (HELP lists them) or /help; empty line quits.")
             while True:
                 if interactive:
                     self.stdout.write("espol> ", ending="")
@@ -50,9 +64,38 @@ class Command(BaseCommand):
                 line = sys.stdin.readline()
                 if not line or not line.strip():
                     break
-                response = client.send(line.rstrip("\r\n"))
-                self.stdout.write(show(response))
-                if response is None:
+                if not self.run_line(client, line.rstrip("\r\n")):
                     break
         finally:
             client.close()
+
+    def run_line(self, client: EspolClient, line: str) -> bool:
+        """Carry out one typed line and print the outcome; False once the server closed."""
+        if not line.startswith("/"):
+            response = client.send(line)
+            self.stdout.write(show(response))
+            return response is not None
+        words = line[1:].split()
+        verb, args = (words[0].lower(), words[1:]) if words else ("", [])
+        if verb == "board" and len(args) == 1:
+            return self.show_game(client, client.game(args[0]))
+        if verb == "move" and len(args) == 2:
+            reply = client.play(args[0], args[1])
+            if isinstance(reply, str):
+                self.stdout.write(reply)
+                return True
+            self.stdout.write(show(reply))
+            if reply is None:
+                return False
+            if reply.code == Code.S_TRAN:
+                return self.show_game(client, client.game(args[0]))
+            return True
+        self.stdout.write(LOCAL_HELP)
+        return True
+
+    def show_game(self, client: EspolClient, view: GameView | Response | None) -> bool:
+        if isinstance(view, GameView):
+            self.stdout.write(view.text())
+            return True
+        self.stdout.write(show(view))
+        return view is not None
