@@ -182,7 +182,11 @@ def challenge_create(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def challenge_accept(request: HttpRequest, pk: int, colour: str) -> HttpResponse:
-    """Accept a challenge made to me, playing ``colour`` (white, black or random)."""
+    """Accept a challenge made to me, playing ``colour`` (white, black or random).
+
+    On success the player lands on the new game's page; on a refusal, back where the
+    form was, with the reason.
+    """
     if colour == "random":
         colour = secrets.choice((rules.WHITE, rules.BLACK))
     try:
@@ -200,6 +204,8 @@ def challenge_accept(request: HttpRequest, pk: int, colour: str) -> HttpResponse
                 "colour": _("white") if game.white_id == request.user.pk else _("black"),
             },
         )
+        # Accepting is the moment to play: straight to the board, as on lichess.
+        return redirect("game_detail", pk=game.pk)
     return _back(request)
 
 

@@ -287,10 +287,13 @@ def test_challenge_actions_need_a_login(client, alice, bob):
 def test_accepting_with_a_colour_starts_the_game_with_that_colour(as_alice, alice, bob, colour):
     pending = services.challenge(challenger=bob, challenged=alice)
 
-    response = as_alice.post(reverse("challenge_accept", args=[pending.pk, colour]))
+    response = as_alice.post(
+        reverse("challenge_accept", args=[pending.pk, colour]), {"next": reverse("dashboard")}
+    )
 
-    assert response.status_code == 302
     game = Game.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == reverse("game_detail", args=[game.pk])
     assert (game.white if colour == "white" else game.black) == alice
     pending.refresh_from_db()
     assert pending.status == Challenge.Status.ACCEPTED
@@ -344,6 +347,7 @@ def test_accepting_a_challenge_twice_is_refused(as_alice, alice, bob):
 
     response = as_alice.post(reverse("challenge_accept", args=[pending.pk, "black"]))
 
+    assert response["Location"] == reverse("dashboard")
     assert messages_of(response) == ["No pending challenge from that player."]
     assert Game.objects.count() == 1
 
