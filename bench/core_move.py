@@ -22,6 +22,7 @@ import statistics
 import sys
 import tempfile
 import time
+import timeit
 from itertools import combinations
 from pathlib import Path
 
@@ -279,6 +280,10 @@ def main() -> None:
     args = parser.parse_args()
 
     print(f"database: {DB_LABEL}; python-chess {chess.__version__}; {os.cpu_count()} CPUs")
+    # Machines of the same kind differ in speed (and one machine from hour to hour): a
+    # fixed pure-Python loop lets figures taken on different days be compared.
+    loop_us = min(timeit.repeat("sum(range(10_000))", number=200, repeat=5)) / 200 * 1e6
+    print(f"CPU reference: sum(range(10_000)) takes {loop_us:.0f} µs")
     # Other work on the machine inflates every figure: print how busy it was.
     print("load average at start: {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()))
     _reset()
