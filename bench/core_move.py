@@ -157,6 +157,7 @@ def seed(count: int, pairs, *, active_share: float = 0.1) -> None:
                     created_at=now,
                     updated_at=now,
                     finished_at=None if active else now,
+                    last_move_at=now,
                     status=Game.Status.ACTIVE if active else Game.Status.FINISHED,
                     result="*" if active else "1-0",
                     termination="" if active else "resignation",

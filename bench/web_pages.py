@@ -99,6 +99,7 @@ def seed(players: int, games: int, plies: int) -> tuple[int, int]:
                         result="*" if (start + k) % 10 < 3 else "1/2-1/2",
                         termination="" if (start + k) % 10 < 3 else "agreement",
                         finished_at=None if (start + k) % 10 < 3 else now,
+                        last_move_at=now,
                         fen=final_fen,
                         next_move_number=len(line) + 1,
                         version=len(line) + 1,

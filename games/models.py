@@ -112,6 +112,9 @@ class Game(models.Model):
     # Every state change touches updated_at: incremental sync (ESPOL PPEN) reads it.
     updated_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # When the last move was played (None before the first): a move's thinking time
+    # counts from it, without reading the moves.
+    last_move_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=10, choices=Status, default=Status.ACTIVE)
     result = models.CharField(max_length=7, choices=Result, default=Result.ONGOING)
     termination = models.CharField(max_length=24, choices=Termination, blank=True)

@@ -176,6 +176,22 @@ def halfmove_clock(fen: str) -> int:
     return int(fen.split(" ")[4])
 
 
+# A position comes back at the earliest 4 plies later (each side must move away and
+# back), so its n-th occurrence needs 4 × (n − 1) reversible plies before it.
+THREEFOLD_MIN_PLIES = 8
+FIVEFOLD_MIN_PLIES = 16
+
+
+def move_can_repeat_fivefold(fen: str) -> bool:
+    """Whether a move played from ``fen`` could complete a fivefold repetition.
+
+    Only then does the move need the plies since the last irreversible move; otherwise
+    the position alone decides every automatic ending (mate, stalemate, material,
+    the 75-move rule).
+    """
+    return halfmove_clock(fen) + 1 >= FIVEFOLD_MIN_PLIES
+
+
 def legal_moves(fen: str) -> dict[str, list[str]]:
     """Legal destinations per origin square, as the board wants them: ``{"e2": ["e3", "e4"]}``."""
     board = chess.Board(fen)

@@ -138,7 +138,7 @@ def claimable_draw(game: Game) -> str | None:
         return None
     from games.services import _repetition_window  # the claim's own window, not a copy
 
-    base_fen, history, _ = _repetition_window(game)
+    base_fen, history = _repetition_window(game)
     termination = rules.claimable_draw(base_fen, history)
     return None if termination is None else termination.value
 
@@ -149,4 +149,4 @@ def draw_claim_possible(fen: str) -> bool:
     A position can occur a third time only 8 plies or more after the last capture or
     pawn move (and the fifty-move rule needs 100), so below 8 no moves need be read.
     """
-    return rules.halfmove_clock(fen) >= 8
+    return rules.halfmove_clock(fen) >= rules.THREEFOLD_MIN_PLIES

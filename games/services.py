@@ -175,29 +175,29 @@ def _finish(game: Game, outcome: rules.Outcome, now: dt.datetime) -> None:
     record_result(white_id=game.white_id, black_id=game.black_id, result=outcome.result)
 
 
-def _repetition_window(game: Game) -> tuple[str, list[str], dt.datetime]:
+def _repetition_window(game: Game) -> tuple[str, list[str]]:
     """The position before the last irreversible move's successors, and those moves.
 
-    Returns (fen before the window, UCI moves of the window, time of the last move or of
-    the game's start). Only moves since the last capture or pawn move can repeat a
-    position, and the 75-move rule caps them at 150 plies, so this reads at most 151
-    rows through the (game, number) index, however long the game.
+    Returns (fen before the window, UCI moves of the window). Only moves since the last
+    capture or pawn move can repeat a position, and the 75-move rule caps them at 150
+    plies, so this reads at most 151 rows through the (game, number) index, however
+    long the game.
     """
     played = game.next_move_number - 1
     if played == 0:
-        return rules.STARTING_FEN, [], game.created_at
+        return rules.STARTING_FEN, []
     first = max(1, played - rules.halfmove_clock(game.fen))
     rows = list(
         Move.objects.filter(game=game, number__gte=first)
         .order_by("number")
-        .values_list("number", "uci", "fen_after", "played_at")
+        .values_list("number", "uci", "fen_after")
     )
     if rows[0][0] == played - rules.halfmove_clock(game.fen):
         # The first row is the move just before the window: its position is the base.
         base_fen, window = rows[0][2], rows[1:]
     else:
         base_fen, window = rules.STARTING_FEN, rows
-    return base_fen, [uci for _, uci, _, _ in window], rows[-1][3]
+    return base_fen, [uci for _, uci, _ in window]
 
 
 @transaction.atomic
@@ -223,7 +223,11 @@ def make_move(
         raise errors.NotYourTurn()
     if game.pending_draw_offer_by is not None:
         raise errors.DrawOfferPending()
-    base_fen, history, last_played_at = _repetition_window(game)
+    if rules.move_can_repeat_fivefold(game.fen):
+        base_fen, history = _repetition_window(game)
+    else:
+        # Most moves: no repetition can end the game yet, the stored position suffices.
+        base_fen, history = game.fen, []
     try:
         played = rules.play(base_fen, history, move)
     except rules.MoveTextError as exc:
@@ -239,13 +243,14 @@ def make_move(
         reverse=reverse,
         fen_after=played.fen_after,
         played_at=now,
-        think_seconds=max(0, int((now - last_played_at).total_seconds())),
+        think_seconds=max(0, int((now - (game.last_move_at or game.created_at)).total_seconds())),
     )
     game.fen = played.fen_after
     game.next_move_number = move_number + 1
+    game.last_move_at = now
     _touch(game, now)
     # The hot path: write only what a move changes (a shorter UPDATE to build and run).
-    changed = ["fen", "next_move_number", "updated_at", "version"]
+    changed = ["fen", "next_move_number", "last_move_at", "updated_at", "version"]
     if played.outcome is not None:
         _finish(game, played.outcome, now)
         changed += ["status", "result", "termination", "finished_at"]
@@ -310,7 +315,7 @@ def claim_draw(*, game_id: int, player: AbstractBaseUser) -> Game:
     game = _lock_game(game_id)
     _colour_in(game, player)
     _require_active(game)
-    base_fen, history, _ = _repetition_window(game)
+    base_fen, history = _repetition_window(game)
     termination = rules.claimable_draw(base_fen, history)
     if termination is None:
         raise errors.NothingToClaim()

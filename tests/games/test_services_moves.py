@@ -52,12 +52,16 @@ def test_each_move_bumps_the_version_and_touches_updated_at(game, alice, bob):
 
 
 def test_think_seconds_count_from_the_previous_move(game, alice, bob):
-    services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")
-    Move.objects.filter(game=game, number=1).update(
-        played_at=timezone.now() - dt.timedelta(seconds=3600)
-    )
+    first = services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")
+    game.refresh_from_db()
+    assert game.last_move_at == first.played_at
+    an_hour_ago = timezone.now() - dt.timedelta(seconds=3600)
+    Move.objects.filter(game=game, number=1).update(played_at=an_hour_ago)
+    Game.objects.filter(pk=game.pk).update(last_move_at=an_hour_ago)
     move = services.make_move(game_id=game.pk, player=bob, move_number=2, move="e5")
     assert 3600 <= move.think_seconds <= 3605
+    game.refresh_from_db()
+    assert game.last_move_at == move.played_at
 
 
 def test_think_seconds_of_the_first_move_count_from_the_start(game, alice):
@@ -203,7 +207,9 @@ def test_seventyfive_move_rule_finishes_the_game(game, play):
 def test_validation_reads_the_same_number_of_queries_in_a_short_and_a_long_game(
     alice, bob, carol, start_game, play
 ):
-    short = play(start_game(alice, bob), "e4", "e5", "Nf3", "Nc6", "Bc4", "Nf6")
+    # Both games are far enough from their last pawn move for a fivefold repetition to
+    # be possible, so both read their repetition window: 16 plies and 138.
+    short = play(start_game(alice, bob), "e4", "e5", *knight_walk(["e4", "e5"], 16))
     long_game = play(start_game(carol, alice), "e4", "e5", *knight_walk(["e4", "e5"], 138))
     assert long_game.next_move_number - 1 == 140
     assert long_game.status == "active"
@@ -220,6 +226,35 @@ def test_validation_reads_the_same_number_of_queries_in_a_short_and_a_long_game(
     short_count = queries_for_next_move(short, "d3")
     assert short_count <= 12
     assert queries_for_next_move(long_game, "d3") == short_count
+
+
+def _move_reads(game: Game) -> int:
+    """How many SELECTs on the moves table the next move (a pawn move) makes."""
+    board = chess.Board(game.fen)
+    pawns = board.pieces(chess.PAWN, board.turn)
+    pawn_move = next(m for m in board.legal_moves if m.from_square in pawns)
+    player = game.white if game.colour_to_move == "white" else game.black
+    with CaptureQueriesContext(connection) as captured:
+        services.make_move(
+            game_id=game.pk, player=player, move_number=game.next_move_number,
+            move=pawn_move.uci(),
+        )
+    return sum(
+        1 for q in captured.captured_queries
+        if q["sql"].startswith("SELECT") and '"games_move"' in q["sql"]
+    )
+
+
+@pytest.mark.parametrize(("quiet_plies", "reads"), [(0, 0), (14, 0), (15, 1), (40, 1)])
+def test_moves_are_read_only_when_the_move_could_complete_a_fivefold_repetition(
+    alice, bob, start_game, play, quiet_plies, reads
+):
+    # A position's fifth occurrence needs 16 plies without a capture or pawn move:
+    # until the move about to be played could make the 16th, the stored position is
+    # all that validation needs.
+    game = play(start_game(alice, bob), "e4", "e5", *knight_walk(["e4", "e5"], quiet_plies))
+    assert rules.halfmove_clock(game.fen) == quiet_plies
+    assert _move_reads(game) == reads
 
 
 def test_validation_does_not_read_moves_before_the_last_irreversible_one(
