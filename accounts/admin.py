@@ -152,7 +152,7 @@ class PlayerChangeForm(_ProjectUsernameMixin, UserChangeForm):
         model = User
 
 
-class PlayerRecordInline(admin.StackedInline):
+class PlayerRecordInline(ReadOnlyAdminMixin, admin.StackedInline):
     """The player's record, read-only: only finished games change it."""
 
     model = PlayerRecord
@@ -162,12 +162,6 @@ class PlayerRecordInline(admin.StackedInline):
     extra = 0
     max_num = 1
     verbose_name_plural = _("record")
-
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
 
 
 admin.site.unregister(User)

@@ -23,7 +23,7 @@ from games import selectors, services
 from games.models import Challenge, Game, Move
 
 
-class MoveInline(admin.TabularInline):
+class MoveInline(ReadOnlyAdminMixin, admin.TabularInline):
     """The moves of a game, read-only: no add, change or delete, ever."""
 
     model = Move
@@ -33,15 +33,6 @@ class MoveInline(admin.TabularInline):
     extra = 0
     can_delete = False
     show_change_link = False
-
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
 
 
 class PurgeForm(forms.Form):
