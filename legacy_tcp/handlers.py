@@ -82,8 +82,9 @@ def execute(session: Session, command: espol.Command) -> Reply:
     try:
         if session.user is not None and not isinstance(command, espol.User | espol.Subs):
             # An account revoked while connected loses its session at its next command.
-            session.user = User.objects.filter(pk=session.user.pk, is_active=True).first()
-            if session.user is None:
+            # (An EXISTS, not a fetch: it runs before every command.)
+            if not User.objects.filter(pk=session.user.pk, is_active=True).exists():
+                session.user = None
                 return Reply(Code.F_LOGIN, "your access has been withdrawn: log in again")
         return COMMANDS[type(command)](session, command)
     except errors.WrongMoveNumber as exc:
