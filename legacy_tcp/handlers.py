@@ -80,12 +80,15 @@ def immediate_reply(session: Session, command: espol.Command | espol.ParseError)
 def execute(session: Session, command: espol.Command) -> Reply:
     """Carry out ``command`` for ``session``. Runs in a worker thread; never raises."""
     try:
-        if session.user is not None and not isinstance(command, espol.User | espol.Subs):
-            # An account revoked while connected loses its session at its next command.
-            # (An EXISTS, not a fetch: it runs before every command.)
-            if not User.objects.filter(pk=session.user.pk, is_active=True).exists():
-                session.user = None
-                return Reply(Code.F_LOGIN, "your access has been withdrawn: log in again")
+        # An account revoked while connected loses its session at its next command
+        # (an EXISTS, not a fetch: it runs before every command).
+        if (
+            session.user is not None
+            and not isinstance(command, espol.User | espol.Subs)
+            and not User.objects.filter(pk=session.user.pk, is_active=True).exists()
+        ):
+            session.user = None
+            return Reply(Code.F_LOGIN, "your access has been withdrawn: log in again")
         return COMMANDS[type(command)](session, command)
     except errors.WrongMoveNumber as exc:
         return Reply(Code.F_MOVENUM, str(exc.expected))

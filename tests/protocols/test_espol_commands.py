@@ -170,3 +170,18 @@ def test_espol_client_unknown_local_command_prints_local_help(server, db):
     lines = client_output(server, "/moves P0000001", "/board")
     assert lines[1] == "local commands:"
     assert lines.count("local commands:") == 2
+
+
+def test_espol_client_reads_lines_from_standard_input_until_an_empty_one(
+    server, game, monkeypatch
+):
+    typed = f"USER:alice\nPASS:{PASSWORD}\n/move {game.public_id} d4\n\nHELP\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO(typed))
+    out = io.StringIO()
+    call_command("espol_client", "--port", str(server.port), stdout=out)
+    lines = out.getvalue().splitlines()
+    assert lines[:3] == ["101 [5 bytes] alice", "102 [5 bytes] alice", "103 [5 bytes] 1:0:0"]
+    assert "1. d4" in lines
+    # The empty line ended the session: HELP was never sent.
+    assert not any(line.startswith("HELP") or "USER" in line for line in lines[3:])
+    assert game.moves.get().san == "d4"
