@@ -208,6 +208,15 @@ class PlayerAdmin(UserAdmin):
     list_filter = ("is_active", "is_staff", "is_superuser")
     actions = ("revoke_access",)
 
+    def get_readonly_fields(self, request: HttpRequest, obj: object = None) -> tuple:
+        readonly = tuple(super().get_readonly_fields(request, obj))
+        if obj is None:
+            return readonly
+        # Unticking "active" by hand would leave the player's games running with nobody
+        # able to move: closing an account goes through the "revoke access" action, which
+        # ends them. Closing is one-way, as for a player who unsubscribes.
+        return (*readonly, "is_active")
+
     def get_inlines(self, request: HttpRequest, obj: object = None) -> list:
         # On the add page the record does not exist yet: the post_save signal creates it.
         return [PlayerRecordInline] if obj is not None else []

@@ -62,7 +62,10 @@ def request_subscription(
 
 
 def _lock_pending(request_id: int) -> SubscriptionRequest:
-    found = SubscriptionRequest.objects.select_for_update().get(pk=request_id)
+    try:
+        found = SubscriptionRequest.objects.select_for_update().get(pk=request_id)
+    except SubscriptionRequest.DoesNotExist as exc:
+        raise errors.SubscriptionNotFound() from exc
     if found.status != SubscriptionRequest.Status.PENDING:
         raise errors.SubscriptionNotPending()
     return found
@@ -100,8 +103,14 @@ def reject_subscription(*, request_id: int, admin: AbstractBaseUser | None) -> S
 
 @transaction.atomic
 def revoke_access(*, player: AbstractBaseUser) -> None:
-    """Close an account: it can no longer log in, and its active games end as losses."""
-    locked = User.objects.select_for_update().get(pk=player.pk)
+    """Close an account: it can no longer log in, and its active games end as losses.
+
+    Closing is one-way (as ESPOL UNSU): nothing makes a closed account active again.
+    """
+    # NO KEY UPDATE, not a full FOR UPDATE: a concurrent accept or challenge inserts rows
+    # referencing this user, and PostgreSQL's foreign-key check takes KEY SHARE on it. A
+    # full lock would make that insert wait on us while we wait on its challenge row.
+    locked = User.objects.select_for_update(no_key=True).get(pk=player.pk)
     abandon_games(player=locked)
     locked.is_active = False
     locked.save(update_fields=["is_active"])

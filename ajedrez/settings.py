@@ -34,8 +34,14 @@ def _secret_key() -> str:
         return key_file.read_text().strip()
     except FileNotFoundError:
         key = secrets.token_urlsafe(50)
-        key_file.write_text(key)
-        key_file.chmod(0o600)
+        # Created owner-only from the start (no moment where the umask leaves it readable),
+        # and exclusively: if two processes start at once, the second reads the first's.
+        try:
+            fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            return key_file.read_text().strip()
+        with os.fdopen(fd, "w") as out:
+            out.write(key)
         return key
 
 

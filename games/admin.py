@@ -94,6 +94,11 @@ class GameAdmin(admin.ModelAdmin):
             return False
         return super().has_delete_permission(request, obj)
 
+    def delete_model(self, request: HttpRequest, obj: Game) -> None:
+        # Through the service layer like every other change to games; it refuses a game
+        # in progress, which has_delete_permission already keeps off this page.
+        services.delete_game(game_id=obj.pk)
+
     def get_actions(self, request: HttpRequest) -> dict:
         # Bulk deletion would bypass the one-by-one check above; old finished games go
         # through the maintenance job instead.

@@ -75,6 +75,11 @@ class GameFinished(DomainError):
     default_message = _("The game is already finished.")
 
 
+class GameInProgress(DomainError):
+    code = "game_in_progress"
+    default_message = _("The game is still in progress.")
+
+
 class DrawOfferPending(DomainError):
     code = "draw_offer_pending"
     default_message = _("A draw offer is pending: it must be answered first.")
@@ -128,6 +133,11 @@ class SubscriptionRefused(DomainError):
 class SubscriptionNotPending(DomainError):
     code = "subscription_not_pending"
     default_message = _("That subscription request has already been decided.")
+
+
+class SubscriptionNotFound(DomainError):
+    code = "subscription_not_found"
+    default_message = _("No such subscription request.")
 
 
 class WrongPassword(DomainError):

@@ -11,15 +11,18 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from games import errors, rules
 from games.events import move_state, publish_challenge_event, publish_game_event
 from games.models import Challenge, DrawRequest, Game, Move
 from ranking.services import record_result
+
+User = get_user_model()
 
 # --------------------------------------------------------------------------- challenges
 
@@ -31,29 +34,41 @@ def _active_game_between(a_id: int, b_id: int) -> bool:
     ).exists()
 
 
+def _both_active(a_id: int, b_id: int) -> bool:
+    return User.objects.filter(pk__in=(a_id, b_id), is_active=True).count() == 2
+
+
+def _refuse_pending_between(challenger_id: int, challenged_id: int) -> None:
+    pending = Challenge.objects.filter(
+        Q(challenger_id=challenger_id, challenged_id=challenged_id)
+        | Q(challenger_id=challenged_id, challenged_id=challenger_id),
+        status=Challenge.Status.PENDING,
+    ).values_list("challenger_id", flat=True)
+    for from_id in pending:
+        if from_id == challenger_id:
+            raise errors.ChallengeExists()
+        raise errors.OpponentChallengedFirst()
+
+
 @transaction.atomic
 def challenge(*, challenger: AbstractBaseUser, challenged: AbstractBaseUser) -> Challenge:
     """``challenger`` invites ``challenged`` to a game (ESPOL JUEG)."""
     if challenger.pk == challenged.pk:
         raise errors.SelfChallenge()
-    if not challenged.is_active:
+    # Read from the database, not the caller's object: the account may have been closed
+    # since the caller loaded it.
+    if not _both_active(challenger.pk, challenged.pk):
         raise errors.UserNotFound()
     if _active_game_between(challenger.pk, challenged.pk):
         raise errors.ActiveGameExists()
-    pending = Challenge.objects.filter(
-        Q(challenger=challenger, challenged=challenged)
-        | Q(challenger=challenged, challenged=challenger),
-        status=Challenge.Status.PENDING,
-    ).values_list("challenger_id", flat=True)
-    for from_id in pending:
-        if from_id == challenger.pk:
-            raise errors.ChallengeExists()
-        raise errors.OpponentChallengedFirst()
+    _refuse_pending_between(challenger.pk, challenged.pk)
     try:
         with transaction.atomic():
             created = Challenge.objects.create(challenger=challenger, challenged=challenged)
     except IntegrityError as exc:
-        # Another request for the same pair committed between our check and our insert.
+        # Another request for the same pair committed between our check and our insert:
+        # look again to tell the caller which of the two it was.
+        _refuse_pending_between(challenger.pk, challenged.pk)
         raise errors.ChallengeExists() from exc
     publish_challenge_event(created, "challenge_created")
     return created
@@ -89,6 +104,9 @@ def accept_challenge(*, challenge_id: int, player: AbstractBaseUser, colour: str
         raise errors.ChallengeNotFound()
     if colour not in (rules.WHITE, rules.BLACK):
         raise errors.InvalidColour()
+    if not (found.challenger.is_active and found.challenged.is_active):
+        # A challenge left over from an account closed in the meantime: no game can start.
+        raise errors.UserNotFound()
     if colour == rules.WHITE:
         white, black = found.challenged, found.challenger
     else:
@@ -330,6 +348,12 @@ def claim_draw(*, game_id: int, player: AbstractBaseUser) -> Game:
 @transaction.atomic
 def abandon_games(*, player: AbstractBaseUser) -> Sequence[Game]:
     """End each of ``player``'s active games as a loss for them (unsubscribe, revocation)."""
+    # Challenges first: an accept running now holds its challenge row, so waiting for that
+    # row here means the game it creates is committed, and found, when the games are read.
+    for pending in Challenge.objects.select_for_update().filter(
+        Q(challenger=player) | Q(challenged=player), status=Challenge.Status.PENDING
+    ):
+        _close_challenge(pending, Challenge.Status.WITHDRAWN)
     ended = []
     game_ids = list(
         Game.objects.filter(Q(white=player) | Q(black=player), status=Game.Status.ACTIVE)
@@ -348,11 +372,6 @@ def abandon_games(*, player: AbstractBaseUser) -> Sequence[Game]:
         game.save()
         publish_game_event(game, "abandoned", by=colour)
         ended.append(game)
-    # Pending challenges to or from a player who leaves can no longer be answered.
-    for pending in Challenge.objects.select_for_update().filter(
-        Q(challenger=player) | Q(challenged=player), status=Challenge.Status.PENDING
-    ):
-        _close_challenge(pending, Challenge.Status.WITHDRAWN)
     return ended
 
 
@@ -365,7 +384,25 @@ def delete_finished_games(*, older_than_days: int) -> int:
     if older_than_days < 0:
         raise ValueError("older_than_days must not be negative")
     cutoff = timezone.now() - dt.timedelta(days=older_than_days)
-    old = Game.objects.filter(status=Game.Status.FINISHED, finished_at__lt=cutoff)
-    Challenge.objects.filter(game__in=old).update(game=None)
-    _total, per_model = old.delete()
+    return _delete_games(Game.objects.filter(status=Game.Status.FINISHED, finished_at__lt=cutoff))
+
+
+@transaction.atomic
+def delete_game(*, game_id: int) -> None:
+    """Delete one finished game with its moves (AdmChess). A game in progress is refused."""
+    game = _lock_game(game_id)
+    _require_finished(game)
+    _delete_games(Game.objects.filter(pk=game.pk))
+
+
+def _require_finished(game: Game) -> None:
+    if game.is_active:
+        raise errors.GameInProgress()
+
+
+def _delete_games(games: QuerySet) -> int:
+    # One UPDATE for the challenges that led to these games instead of Django's row-by-row
+    # SET_NULL: the purge may take thousands of games at once.
+    Challenge.objects.filter(game__in=games).update(game=None)
+    _total, per_model = games.delete()
     return per_model.get("games.Game", 0)

@@ -259,6 +259,34 @@ def test_revoke_access_deactivates_and_ends_active_games_as_losses(
     assert not bob.is_active
     assert (game.status, game.result, game.termination) == ("finished", "1-0", "abandonment")
     assert not Client().login(username="bob", password=PASSWORD)
+    records = {r.player_id: (r.wins, r.losses, r.draws) for r in PlayerRecord.objects.all()}
+    assert (records[alice.pk], records[bob.pk]) == ((1, 0, 0), (0, 1, 0))
+
+
+def test_active_flag_cannot_be_unticked_on_the_user_form(admin_client, alice, bob, start_game):
+    game = start_game(alice, bob)
+    url = reverse("admin:auth_user_change", args=[bob.pk])
+    form = admin_client.get(url).context["adminform"].form
+    assert "is_active" not in form.fields
+    # A hand-made POST without the box, as a browser sends an unticked one.
+    response = admin_client.post(
+        url,
+        {
+            "username": "bob",
+            "first_name": "",
+            "last_name": "",
+            "email": "",
+            "date_joined_0": "2026-01-01",
+            "date_joined_1": "00:00:00",
+            "record-TOTAL_FORMS": "1",
+            "record-INITIAL_FORMS": "1",
+        },
+    )
+    assert response.status_code == 302
+    bob.refresh_from_db()
+    game.refresh_from_db()
+    assert bob.is_active
+    assert game.status == "active"
 
 
 def test_revoking_your_own_access_is_refused(admin_client, admin_user):
@@ -377,6 +405,7 @@ def test_a_finished_game_can_be_deleted_one_by_one(admin_client, alice, bob, sta
     )
     assert response.status_code == 302
     assert not Game.objects.filter(pk=game.pk).exists()
+    assert Challenge.objects.get(status="accepted").game_id is None
 
 
 def test_bulk_delete_is_not_offered_for_games(admin_client, game):

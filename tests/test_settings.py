@@ -20,7 +20,7 @@ def settings_under(env: dict[str, str]) -> dict:
     code = (
         "import json, ajedrez.settings as s;"
         "print(json.dumps({'db': s.DATABASES['default'], 'layers': s.CHANNEL_LAYERS,"
-        " 'debug': s.DEBUG, 'hosts': s.ALLOWED_HOSTS,"
+        " 'debug': s.DEBUG, 'hosts': s.ALLOWED_HOSTS, 'secret_key': s.SECRET_KEY,"
         " 'espol': {k: v for k, v in vars(s).items() if k.startswith('ESPOL_')}}, default=str))"
     )
     clean = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
@@ -33,6 +33,24 @@ def settings_under(env: dict[str, str]) -> dict:
         check=True,
     )
     return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_without_secret_key_one_is_generated_once_into_an_owner_only_file(tmp_path):
+    key_file = tmp_path / "secret"
+    env = {"SECRET_KEY": "", "SECRET_KEY_FILE": str(key_file)}
+    first = settings_under(env)["secret_key"]
+    assert len(first) >= 50
+    assert key_file.read_text() == first
+    assert key_file.stat().st_mode & 0o777 == 0o600
+    # Restarts keep the key, so sessions and signed links survive them.
+    assert settings_under(env)["secret_key"] == first
+
+
+def test_secret_key_from_the_environment_wins_over_the_file(tmp_path):
+    key_file = tmp_path / "secret"
+    key_file.write_text("from-the-file")
+    values = settings_under({"SECRET_KEY": "from-the-env", "SECRET_KEY_FILE": str(key_file)})
+    assert values["secret_key"] == "from-the-env"
 
 
 def test_database_url_picks_postgresql():

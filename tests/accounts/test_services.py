@@ -150,6 +150,14 @@ def test_approving_a_rejected_request_is_refused(db):
     assert not User.objects.filter(username="dora").exists()
 
 
+@pytest.mark.parametrize(
+    "decide", [services.approve_subscription, services.reject_subscription]
+)
+def test_deciding_an_unknown_request_is_refused(db, decide):
+    with pytest.raises(errors.SubscriptionNotFound):
+        decide(request_id=424242, admin=None)
+
+
 def test_approval_is_refused_when_the_name_was_taken_meanwhile(make_player):
     made = request(username="dora")
     make_player("Dora")

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from functools import partial
 
 import pytest
 from django.conf import settings
 from django.db import connection
 
+from accounts import services as account_services
 from games import errors, services
-from games.models import Challenge, Move
+from games.models import Challenge, Game, Move
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -70,32 +72,83 @@ def _challenges_in_opposite_directions(alice, bob) -> None:
             lambda: services.challenge(challenger=bob, challenged=alice),
         )
         created = [o for o in outcomes if isinstance(o, Challenge)]
-        refused = [
-            o
-            for o in outcomes
-            if isinstance(o, errors.ChallengeExists | errors.OpponentChallengedFirst)
-        ]
+        # The loser is told what it would be told a moment later: answer theirs.
+        refused = [o for o in outcomes if isinstance(o, errors.OpponentChallengedFirst)]
         assert (len(created), len(refused)) == (1, 1), outcomes
         assert Challenge.objects.filter(status="pending").count() == 1
         pending = created[0]
         services.withdraw_challenge(challenge_id=pending.pk, player=pending.challenger)
 
 
-@pytest.mark.postgres
-def test_concurrent_moves_with_the_same_number_apply_once_on_postgresql(game):
+def _accept_against_withdraw(alice, bob) -> None:
+    for _ in range(ROUNDS):
+        made = services.challenge(challenger=alice, challenged=bob)
+        accepted, withdrawn = race(
+            partial(services.accept_challenge, challenge_id=made.pk, player=bob, colour="white"),
+            partial(services.withdraw_challenge, challenge_id=made.pk, player=alice),
+        )
+        made.refresh_from_db()
+        if isinstance(accepted, Game):
+            assert isinstance(withdrawn, errors.ChallengeNotFound), withdrawn
+            assert (made.status, made.game_id) == ("accepted", accepted.pk)
+            services.resign(game_id=accepted.pk, player=alice)
+        else:
+            assert isinstance(accepted, errors.ChallengeNotFound), accepted
+            assert isinstance(withdrawn, Challenge), withdrawn
+            assert (made.status, made.game_id) == ("withdrawn", None)
+        assert not Game.objects.filter(status="active").exists()
+
+
+def _accept_against_account_closure(make_player) -> None:
+    for round_number in range(ROUNDS):
+        leaver = make_player(f"leaver{round_number}")
+        stayer = make_player(f"stayer{round_number}")
+        made = services.challenge(challenger=leaver, challenged=stayer)
+        accepted, revoked = race(
+            partial(services.accept_challenge, challenge_id=made.pk, player=stayer, colour="black"),
+            partial(account_services.revoke_access, player=leaver),
+        )
+        # The closure always goes through (no deadlock, no database error), and whatever
+        # the accept did, no game is left running against a closed account.
+        assert revoked is None, revoked
+        assert isinstance(accepted, Game | errors.ChallengeNotFound | errors.UserNotFound)
+        leaver.refresh_from_db()
+        assert not leaver.is_active
+        assert not Game.objects.filter(status="active").exists()
+        if isinstance(accepted, Game):
+            accepted.refresh_from_db()
+            assert (accepted.result, accepted.termination) == ("0-1", "abandonment")
+
+
+ON_EACH_DATABASE = pytest.mark.parametrize(
+    "database",
+    [
+        pytest.param("postgresql", marks=pytest.mark.postgres),
+        pytest.param(
+            "sqlite",
+            marks=pytest.mark.skipif(
+                not ON_SQLITE, reason="SQLite variant: DATABASE_URL is not SQLite"
+            ),
+        ),
+    ],
+)
+
+
+@ON_EACH_DATABASE
+def test_concurrent_moves_with_the_same_number_apply_once(database, game):
     _same_move_number_twice(game)
 
 
-@pytest.mark.postgres
-def test_concurrent_opposite_challenges_create_one_on_postgresql(alice, bob):
+@ON_EACH_DATABASE
+def test_concurrent_opposite_challenges_create_one(database, alice, bob):
     _challenges_in_opposite_directions(alice, bob)
 
 
-@pytest.mark.skipif(not ON_SQLITE, reason="SQLite variant: DATABASE_URL is not SQLite")
-def test_concurrent_moves_with_the_same_number_apply_once_on_sqlite(game):
-    _same_move_number_twice(game)
+@ON_EACH_DATABASE
+def test_accept_racing_a_withdrawal_does_exactly_one(database, alice, bob):
+    _accept_against_withdraw(alice, bob)
 
 
-@pytest.mark.skipif(not ON_SQLITE, reason="SQLite variant: DATABASE_URL is not SQLite")
-def test_concurrent_opposite_challenges_create_one_on_sqlite(alice, bob):
-    _challenges_in_opposite_directions(alice, bob)
+@ON_EACH_DATABASE
+def test_accept_racing_an_account_closure_leaves_no_game_running(database, make_player):
+    _accept_against_account_closure(make_player)

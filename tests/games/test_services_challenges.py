@@ -27,6 +27,21 @@ def test_challenging_an_inactive_player_is_refused(alice, bob):
     assert not Challenge.objects.exists()
 
 
+def test_challenging_a_player_whose_account_closed_since_loading_is_refused(alice, bob):
+    # The caller still holds bob as it loaded him, active.
+    type(bob).objects.filter(pk=bob.pk).update(is_active=False)
+    with pytest.raises(errors.UserNotFound):
+        services.challenge(challenger=alice, challenged=bob)
+    assert not Challenge.objects.exists()
+
+
+def test_a_challenge_from_a_closed_account_is_refused(alice, bob):
+    type(alice).objects.filter(pk=alice.pk).update(is_active=False)
+    with pytest.raises(errors.UserNotFound):
+        services.challenge(challenger=alice, challenged=bob)
+    assert not Challenge.objects.exists()
+
+
 def test_second_challenge_to_the_same_player_is_refused(alice, bob):
     services.challenge(challenger=alice, challenged=bob)
     with pytest.raises(errors.ChallengeExists):
@@ -102,6 +117,17 @@ def test_a_third_player_cannot_accept_a_challenge(alice, bob, carol):
 def test_accepting_an_unknown_challenge_is_refused(bob):
     with pytest.raises(errors.ChallengeNotFound):
         services.accept_challenge(challenge_id=12345, player=bob, colour="white")
+
+
+def test_accepting_a_challenge_whose_challenger_has_left_is_refused(alice, bob):
+    made = services.challenge(challenger=alice, challenged=bob)
+    # Left behind by a closure that raced the challenge (closing withdraws the rest).
+    type(alice).objects.filter(pk=alice.pk).update(is_active=False)
+    with pytest.raises(errors.UserNotFound):
+        services.accept_challenge(challenge_id=made.pk, player=bob, colour="white")
+    assert not Game.objects.exists()
+    made.refresh_from_db()
+    assert made.status == "pending"
 
 
 def test_accepting_twice_is_refused(alice, bob):

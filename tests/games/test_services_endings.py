@@ -279,6 +279,30 @@ def test_purge_never_deletes_active_games(game):
     assert Game.objects.filter(pk=game.pk).exists()
 
 
+def test_deleting_one_finished_game_takes_its_moves_and_keeps_its_challenge(
+    alice, bob, start_game, play
+):
+    game = play(start_game(alice, bob), "e4", "e5")
+    services.resign(game_id=game.pk, player=bob)
+    services.delete_game(game_id=game.pk)
+    assert not Game.objects.filter(pk=game.pk).exists()
+    assert not Move.objects.filter(game_id=game.pk).exists()
+    # The challenge stays as the record of who invited whom, without its game.
+    assert Challenge.objects.get(status="accepted").game_id is None
+
+
+def test_deleting_a_game_in_progress_is_refused(game, play):
+    play(game, "e4")
+    with pytest.raises(errors.GameInProgress):
+        services.delete_game(game_id=game.pk)
+    assert Move.objects.filter(game_id=game.pk).count() == 1
+
+
+def test_deleting_an_unknown_game_is_refused(db):
+    with pytest.raises(errors.GameNotFound):
+        services.delete_game(game_id=424242)
+
+
 def test_purge_refuses_negative_days(alice, bob, start_game):
     _finished(start_game, alice, bob, days_ago=10)
     with pytest.raises(ValueError):

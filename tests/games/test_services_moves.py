@@ -162,6 +162,20 @@ def test_fivefold_repetition_finishes_the_game(game, play):
     )
 
 
+# White takes Black's last piece: bare kings.
+ROOK_TO_TAKE = "7k/8/8/8/8/8/1r6/K7 w - - 0 40"
+
+
+def test_insufficient_material_finishes_the_game(game, play):
+    Game.objects.filter(pk=game.pk).update(fen=ROOK_TO_TAKE)
+    game = play(game, "Kxb2")
+    assert (game.status, game.result, game.termination) == (
+        "finished",
+        "1/2-1/2",
+        "insufficient_material",
+    )
+
+
 def test_threefold_repetition_does_not_finish_the_game(game, play):
     game = play(game, *(KNIGHT_DANCE * 2))
     assert game.status == "active"

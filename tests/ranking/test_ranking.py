@@ -6,10 +6,12 @@ import pytest
 
 from accounts import services as account_services
 from games import services
+from games.models import Game
 from ranking.models import INITIAL_RATING, PlayerRecord
 from ranking.selectors import ranking, top_ten
 from ranking.services import record_result
 from tests.conftest import PASSWORD
+from tests.games.knight_walks import knight_walk
 
 KNIGHT_DANCE = ["Nf3", "Nf6", "Ng1", "Ng8"]
 
@@ -73,6 +75,40 @@ def test_stalemate_counts_a_draw_for_both(game, play, alice, bob):
     )
     game.refresh_from_db()
     assert game.termination == "stalemate"
+    assert (record(alice), record(bob)) == ((0, 0, 1), (0, 0, 1))
+
+
+def _insufficient_material(game, play, alice) -> None:
+    Game.objects.filter(pk=game.pk).update(fen="7k/8/8/8/8/8/1r6/K7 w - - 0 40")
+    play(game, "Kxb2")
+
+
+def _fivefold_repetition(game, play, alice) -> None:
+    play(game, *(KNIGHT_DANCE * 4))
+
+
+def _seventyfive_moves(game, play, alice) -> None:
+    play(game, "e4", "e5", *knight_walk(["e4", "e5"], 150))
+
+
+def _fifty_moves_claimed(game, play, alice) -> None:
+    play(game, "e4", "e5", *knight_walk(["e4", "e5"], 100))
+    services.claim_draw(game_id=game.pk, player=alice)
+
+
+@pytest.mark.parametrize(
+    ("end", "termination"),
+    [
+        (_insufficient_material, "insufficient_material"),
+        (_fivefold_repetition, "fivefold_repetition"),
+        (_seventyfive_moves, "seventyfive_moves"),
+        (_fifty_moves_claimed, "fifty_moves"),
+    ],
+)
+def test_every_other_draw_counts_a_draw_for_both(game, play, alice, bob, end, termination):
+    end(game, play, alice)
+    game.refresh_from_db()
+    assert (game.result, game.termination) == ("1/2-1/2", termination)
     assert (record(alice), record(bob)) == ((0, 0, 1), (0, 0, 1))
 
 
