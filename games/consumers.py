@@ -22,6 +22,8 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.utils import translation
+from django.utils.translation import gettext as _
 
 from games import errors, rules, selectors, services
 from games.events import game_group, player_group
@@ -44,6 +46,25 @@ def error_frame(code: str, message: str, **details: Any) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, **details}
 
 
+class HandshakeRequest:
+    """The WebSocket handshake seen as the request Django's language negotiation reads:
+    its cookies (``django_language``) and its ``Accept-Language`` header."""
+
+    def __init__(self, scope: dict[str, Any]) -> None:
+        headers = dict(scope.get("headers") or [])
+        self.COOKIES: dict[str, str] = dict(scope.get("cookies") or {})
+        self.META: dict[str, str] = {
+            "HTTP_ACCEPT_LANGUAGE": headers.get(b"accept-language", b"").decode("latin-1")
+        }
+        self.path_info: str = scope.get("path", "")
+
+
+def handshake_language(scope: dict[str, Any]) -> str:
+    """The language LocaleMiddleware would pick for a page requested with this
+    handshake's cookie and headers, so the socket speaks as the page does."""
+    return translation.get_language_from_request(HandshakeRequest(scope))
+
+
 class LimitedJsonConsumer(AsyncWebsocketConsumer):
     """Session-authenticated JSON socket with a frame-size cap and a per-socket rate cap.
 
@@ -55,6 +76,8 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         self.user = self.scope.get("user")
         self.recent: deque[float] = deque()
+        # Decided once: a new language choice reloads the page, and with it the socket.
+        self.language = handshake_language(self.scope)
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
@@ -67,12 +90,18 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=json.dumps(content))
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        # The service layer words its domain errors in the active language; the override
+        # also reaches the threads that database_sync_to_async runs it in.
+        with translation.override(self.language):
+            await self.receive_in_language(text_data, bytes_data)
+
+    async def receive_in_language(self, text_data: str | None, bytes_data: bytes | None) -> None:
         size = len(text_data.encode()) if text_data is not None else len(bytes_data or b"")
         if size > MAX_FRAME_BYTES:
             await self.send_json(
                 error_frame(
                     "frame_too_large",
-                    f"A message may be at most {MAX_FRAME_BYTES} bytes.",
+                    _("A message may be at most %(size)d bytes.") % {"size": MAX_FRAME_BYTES},
                 )
             )
             await self.close(code=CLOSE_FRAME_TOO_LARGE)
@@ -85,22 +114,23 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
             await self.send_json(
                 error_frame(
                     "rate_limited",
-                    f"At most {RATE_LIMIT_MESSAGES} messages per {RATE_LIMIT_SECONDS:g} s.",
+                    _("At most %(count)d messages per %(seconds)d s.")
+                    % {"count": RATE_LIMIT_MESSAGES, "seconds": RATE_LIMIT_SECONDS},
                 )
             )
             await self.close(code=CLOSE_RATE_LIMITED)
             return
         if text_data is None:
-            await self.send_json(error_frame("not_text", "Messages are JSON text frames."))
+            await self.send_json(error_frame("not_text", _("Messages are JSON text frames.")))
             return
         try:
             message = json.loads(text_data)
         except ValueError:
-            await self.send_json(error_frame("malformed_json", "The message is not JSON."))
+            await self.send_json(error_frame("malformed_json", _("The message is not JSON.")))
             return
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
             await self.send_json(
-                error_frame("missing_type", "A message is a JSON object with a 'type'.")
+                error_frame("missing_type", _("A message is a JSON object with a “type”."))
             )
             return
         await self.handle(message)
@@ -168,14 +198,18 @@ class GameConsumer(LimitedJsonConsumer):
             "sync": self.do_sync,
         }.get(kind)
         if handler is None:
-            await self.send_json(error_frame("unknown_type", f"Unknown message type {kind!r}."))
+            await self.send_json(
+                error_frame("unknown_type", _("Unknown message type “%(type)s”.") % {"type": kind})
+            )
             return
         try:
             await handler(message)
         except (ValueError, TypeError) as exc:
             await self.send_json(
                 error_frame(
-                    "invalid_message", f"Missing or invalid field {exc.args[0]!r}.", action=kind
+                    "invalid_message",
+                    _("Missing or invalid field “%(field)s”.") % {"field": exc.args[0]},
+                    action=kind,
                 )
             )
         except errors.DomainError as error:
@@ -254,7 +288,9 @@ class PlayerConsumer(LimitedJsonConsumer):
             await self.send_json({"type": "pong"})
             return
         await self.send_json(
-            error_frame("unknown_type", f"Unknown message type {message['type']!r}.")
+            error_frame(
+                "unknown_type", _("Unknown message type “%(type)s”.") % {"type": message["type"]}
+            )
         )
 
     async def game_event(self, event: dict[str, Any]) -> None:

@@ -32,8 +32,10 @@ def cookies(alice, bob, carol) -> dict[str, bytes]:
     return {u.username: cookie_for(u) for u in (alice, bob, carol)}
 
 
-def communicator(path: str, cookie: bytes | None, origin=ORIGIN) -> WebsocketCommunicator:
-    headers = [(b"host", b"localhost")]
+def communicator(
+    path: str, cookie: bytes | None, origin=ORIGIN, extra_headers=()
+) -> WebsocketCommunicator:
+    headers = [(b"host", b"localhost"), *extra_headers]
     if origin:
         headers.append(origin)
     if cookie:
@@ -41,9 +43,11 @@ def communicator(path: str, cookie: bytes | None, origin=ORIGIN) -> WebsocketCom
     return WebsocketCommunicator(application, path, headers=headers)
 
 
-async def open_game(game_id: int, cookie: bytes) -> tuple[WebsocketCommunicator, dict]:
+async def open_game(
+    game_id: int, cookie: bytes, extra_headers=()
+) -> tuple[WebsocketCommunicator, dict]:
     """Connect to a game's socket and return it with the snapshot it sends first."""
-    comm = communicator(f"/ws/games/{game_id}/", cookie)
+    comm = communicator(f"/ws/games/{game_id}/", cookie, extra_headers=extra_headers)
     connected, _ = await comm.connect()
     assert connected
     snapshot = await comm.receive_json_from(timeout=5)
@@ -394,6 +398,41 @@ async def test_too_many_messages_close_the_socket(game, cookies):
     assert (await white.receive_json_from())["code"] == "rate_limited"
     closed = await white.receive_output(timeout=5)
     assert closed == {"type": "websocket.close", "code": consumers.CLOSE_RATE_LIMITED}
+
+
+# --------------------------------------------------------------------------- language
+
+
+async def test_error_frames_speak_the_language_the_browser_asks_for(game, cookies):
+    white, _ = await open_game(
+        game.pk, cookies["alice"], extra_headers=[(b"accept-language", b"es-ES,es;q=0.9")]
+    )
+    await white.send_json_to({"type": "move", "number": 1, "move": "e2e5"})
+    assert (await receive_until(white, "error"))["message"] == (
+        "Esa jugada no es legal en esta posición."
+    )
+    await white.disconnect()
+
+
+async def test_error_frames_follow_the_language_chosen_on_the_site(game, cookies, settings):
+    settings.LANGUAGE_CODE = "es"  # the site's default, overruled by the chosen language
+    chosen = cookies["alice"] + f"; {settings.LANGUAGE_COOKIE_NAME}=en".encode()
+    white, _ = await open_game(game.pk, chosen, extra_headers=[(b"accept-language", b"es")])
+    await white.send_json_to({"type": "move", "number": 1, "move": "e2e5"})
+    assert (await receive_until(white, "error"))["message"] == (
+        "That move is not legal in this position."
+    )
+    await white.disconnect()
+
+
+async def test_error_frames_without_a_language_choice_use_the_site_default(
+    game, cookies, settings
+):
+    settings.LANGUAGE_CODE = "es"
+    black, _ = await open_game(game.pk, cookies["bob"])
+    await black.send_json_to({"type": "move", "number": 1, "move": "e7e5"})
+    assert (await receive_until(black, "error"))["message"] == "No es tu turno."
+    await black.disconnect()
 
 
 # --------------------------------------------------------------------------- resync
