@@ -19,7 +19,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts import services
-from accounts.models import SubscriptionRequest
+from accounts.models import AccessChange, SubscriptionRequest
 from accounts.validators import username_validator
 from ajedrez.admin import ReadOnlyAdminMixin
 from games.errors import DomainError
@@ -164,6 +164,19 @@ class PlayerRecordInline(ReadOnlyAdminMixin, admin.StackedInline):
     verbose_name_plural = _("record")
 
 
+class AccessChangeInline(ReadOnlyAdminMixin, admin.StackedInline):
+    """When the account was last closed or reopened, and by whom (the actions change it)."""
+
+    model = AccessChange
+    fk_name = "player"
+    fields = ("active", "changed_at", "changed_by")
+    readonly_fields = fields
+    can_delete = False
+    extra = 0
+    max_num = 1
+    verbose_name = verbose_name_plural = _("last access change")
+
+
 admin.site.unregister(User)
 
 
@@ -206,7 +219,7 @@ class PlayerAdmin(UserAdmin):
     # The record is a reverse one-to-one: one JOIN instead of a query per row.
     list_select_related = ("record",)
     list_filter = ("is_active", "is_staff", "is_superuser")
-    actions = ("revoke_access",)
+    actions = ("revoke_access", "restore_access")
 
     def get_readonly_fields(self, request: HttpRequest, obj: object = None) -> tuple:
         readonly = tuple(super().get_readonly_fields(request, obj))
@@ -214,12 +227,12 @@ class PlayerAdmin(UserAdmin):
             return readonly
         # Unticking "active" by hand would leave the player's games running with nobody
         # able to move: closing an account goes through the "revoke access" action, which
-        # ends them. Closing is one-way, as for a player who unsubscribes.
+        # ends them; "restore access" reopens it.
         return (*readonly, "is_active")
 
     def get_inlines(self, request: HttpRequest, obj: object = None) -> list:
         # On the add page the record does not exist yet: the post_save signal creates it.
-        return [PlayerRecordInline] if obj is not None else []
+        return [PlayerRecordInline, AccessChangeInline] if obj is not None else []
 
     def _record_value(self, user, field: str) -> int | None:
         record = getattr(user, "record", None)
@@ -252,7 +265,7 @@ class PlayerAdmin(UserAdmin):
             if user.pk == request.user.pk:
                 refused.append((user.username, gettext("you cannot revoke your own access")))
                 continue
-            services.revoke_access(player=user)
+            services.revoke_access(player=user, by=request.user)
             done.append(user.username)
         _report(
             self,
@@ -262,6 +275,30 @@ class PlayerAdmin(UserAdmin):
             ngettext(
                 "Revoked access of %(count)d user: %(names)s.",
                 "Revoked access of %(count)d users: %(names)s.",
+                len(done),
+            ),
+        )
+
+    @admin.action(
+        description=_("Restore access (reopen closed accounts; ended games stay ended)"),
+        permissions=["change"],
+    )
+    def restore_access(self, request: HttpRequest, queryset: QuerySet) -> None:
+        done: list[str] = []
+        refused: list[tuple[str, str]] = []
+        for user in queryset.order_by("username"):
+            if services.restore_access(player=user, by=request.user):
+                done.append(user.username)
+            else:
+                refused.append((user.username, gettext("the account is not closed")))
+        _report(
+            self,
+            request,
+            done,
+            refused,
+            ngettext(
+                "Restored access of %(count)d user: %(names)s.",
+                "Restored access of %(count)d users: %(names)s.",
                 len(done),
             ),
         )

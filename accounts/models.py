@@ -57,6 +57,39 @@ class SubscriptionRequest(models.Model):
         return f"{self.username} ({self.status})"
 
 
+class AccessChange(models.Model):
+    """The last time an account was closed or reopened, and by whom.
+
+    Seed 000 keeps one date per user: when they joined *or* when their status last changed;
+    ESPOL JAUT lists the players whose date is later than the client's. Django's
+    ``date_joined`` is the first half; this is the second.
+    """
+
+    player = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        primary_key=True,
+        on_delete=models.CASCADE,
+        related_name="access_change",
+    )
+    active = models.BooleanField(_("access"))
+    changed_at = models.DateTimeField(_("changed at"), db_index=True)
+    # The administrator who decided, or the player themself when they unsubscribed.
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("changed by"),
+    )
+
+    class Meta:
+        verbose_name = _("access change")
+
+    def __str__(self) -> str:
+        return f"{self.player_id}: {'open' if self.active else 'closed'} at {self.changed_at}"
+
+
 class Preferences(models.Model):
     """Board and client preferences (seed 000 menus COLORES and PREFERENCIAS)."""
 

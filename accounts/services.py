@@ -10,7 +10,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from accounts.models import SubscriptionRequest
+from accounts.models import AccessChange, SubscriptionRequest
 from accounts.validators import username_validator
 from games import errors
 from games.services import abandon_games
@@ -101,23 +101,46 @@ def reject_subscription(*, request_id: int, admin: AbstractBaseUser | None) -> S
     return found
 
 
+def _record_access(player: AbstractBaseUser, *, active: bool, by: AbstractBaseUser | None) -> None:
+    player.is_active = active
+    player.save(update_fields=["is_active"])
+    AccessChange.objects.update_or_create(
+        player=player, defaults={"active": active, "changed_at": timezone.now(), "changed_by": by}
+    )
+
+
 @transaction.atomic
-def revoke_access(*, player: AbstractBaseUser) -> None:
+def revoke_access(*, player: AbstractBaseUser, by: AbstractBaseUser | None = None) -> None:
     """Close an account: it can no longer log in, and its active games end as losses.
 
-    Closing is one-way (as ESPOL UNSU): nothing makes a closed account active again.
+    ``by`` is the administrator who decided it (the player themself when unsubscribing).
+    Closing an account that is already closed changes nothing.
     """
     # NO KEY UPDATE, not a full FOR UPDATE: a concurrent accept or challenge inserts rows
     # referencing this user, and PostgreSQL's foreign-key check takes KEY SHARE on it. A
     # full lock would make that insert wait on us while we wait on its challenge row.
     locked = User.objects.select_for_update(no_key=True).get(pk=player.pk)
+    if not locked.is_active:
+        return
     abandon_games(player=locked)
-    locked.is_active = False
-    locked.save(update_fields=["is_active"])
+    _record_access(locked, active=False, by=by)
+
+
+@transaction.atomic
+def restore_access(*, player: AbstractBaseUser, by: AbstractBaseUser | None = None) -> bool:
+    """Reopen a closed account (AdmChess): the player can log in again with their password.
+
+    Games that ended when it was closed stay ended. Returns False when it was not closed.
+    """
+    locked = User.objects.select_for_update(no_key=True).get(pk=player.pk)
+    if locked.is_active:
+        return False
+    _record_access(locked, active=True, by=by)
+    return True
 
 
 def unsubscribe(*, player: AbstractBaseUser, password: str) -> None:
     """The player leaves the service (ESPOL UNSU), confirming with their password."""
     if not player.check_password(password):
         raise errors.WrongPassword()
-    revoke_access(player=player)
+    revoke_access(player=player, by=player)

@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts import services as account_services
-from accounts.models import SubscriptionRequest
+from accounts.models import AccessChange, SubscriptionRequest
 from games import services
 from games.models import Challenge, Game, Move
 from ranking.models import PlayerRecord
@@ -280,6 +280,8 @@ def test_active_flag_cannot_be_unticked_on_the_user_form(admin_client, alice, bo
             "date_joined_1": "00:00:00",
             "record-TOTAL_FORMS": "1",
             "record-INITIAL_FORMS": "1",
+            "access_change-TOTAL_FORMS": "0",
+            "access_change-INITIAL_FORMS": "0",
         },
     )
     assert response.status_code == 302
@@ -287,6 +289,19 @@ def test_active_flag_cannot_be_unticked_on_the_user_form(admin_client, alice, bo
     game.refresh_from_db()
     assert bob.is_active
     assert game.status == "active"
+
+
+def test_restore_access_reopens_a_closed_account(admin_client, admin_user, alice, bob, start_game):
+    start_game(alice, bob)
+    _action(admin_client, USERS, "revoke_access", [bob.pk])
+    response = _action(admin_client, USERS, "restore_access", [alice.pk, bob.pk])
+    messages = _messages(response)
+    assert "Restored access of 1 user: bob." in messages
+    assert "alice: refused (the account is not closed)" in messages
+    assert Client().login(username="bob", password=PASSWORD)
+    page = admin_client.get(reverse("admin:auth_user_change", args=[bob.pk])).content.decode()
+    assert "Last access change" in page
+    assert AccessChange.objects.get(player=bob).changed_by == admin_user
 
 
 def test_revoking_your_own_access_is_refused(admin_client, admin_user):

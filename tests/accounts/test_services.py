@@ -9,7 +9,7 @@ from django.test import Client
 from django.utils import translation
 
 from accounts import services
-from accounts.models import Preferences, SubscriptionRequest
+from accounts.models import AccessChange, Preferences, SubscriptionRequest
 from games import errors
 from games import services as game_services
 from games.models import Challenge
@@ -218,6 +218,40 @@ def test_revoke_access_deactivates_and_ends_games(alice, bob, start_game):
     game.refresh_from_db()
     assert not bob.is_active
     assert (game.result, game.termination) == ("1-0", "abandonment")
+
+
+def test_closing_records_when_and_by_whom(alice, bob, make_player):
+    root = make_player("root")
+    services.revoke_access(player=bob, by=root)
+    services.unsubscribe(player=alice, password=PASSWORD)
+    changes = {c.player_id: (c.active, c.changed_by_id) for c in AccessChange.objects.all()}
+    assert changes == {bob.pk: (False, root.pk), alice.pk: (False, alice.pk)}
+
+
+def test_closing_a_closed_account_changes_nothing(bob):
+    services.revoke_access(player=bob)
+    first = AccessChange.objects.get(player=bob).changed_at
+    services.revoke_access(player=bob)
+    assert AccessChange.objects.get(player=bob).changed_at == first
+
+
+def test_restoring_access_lets_the_player_log_in_again(alice, bob, start_game):
+    game = start_game(alice, bob)
+    services.revoke_access(player=bob)
+    assert services.restore_access(player=bob, by=alice) is True
+    bob.refresh_from_db()
+    game.refresh_from_db()
+    assert bob.is_active
+    assert Client().login(username="bob", password=PASSWORD)
+    # What ended with the closure stays ended.
+    assert (game.status, game.termination) == ("finished", "abandonment")
+    change = AccessChange.objects.get(player=bob)
+    assert (change.active, change.changed_by_id) == (True, alice.pk)
+
+
+def test_restoring_an_open_account_changes_nothing(bob):
+    assert services.restore_access(player=bob) is False
+    assert not AccessChange.objects.filter(player=bob).exists()
 
 
 def test_inactive_player_cannot_be_challenged_after_leaving(alice, bob):
