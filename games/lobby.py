@@ -79,6 +79,21 @@ class GameRow:
         offer = self.game.pending_draw_offer_by
         return offer is not None and offer != self.my_colour
 
+    @property
+    def draw_offer_by_me(self) -> bool:
+        return self.game.pending_draw_offer_by == self.my_colour
+
+    @property
+    def waits_for_me(self) -> bool:
+        """Whether the game's next step is mine. While a draw offer is pending nobody may
+        move: the step is the answer, owed by the player the offer was made to, whoever
+        is to move."""
+        if not self.game.is_active:
+            return False
+        if self.game.pending_draw_offer_by is not None:
+            return self.draw_offer_to_me
+        return self.my_turn
+
 
 def _row(game: Game, player: AbstractBaseUser, last_move: Move | None = None) -> GameRow:
     colour = game.colour_of(player.pk)
@@ -108,10 +123,11 @@ def dashboard_context(player: AbstractBaseUser) -> dict[str, object]:
     active = list(selectors.games_of(player, status=Game.Status.ACTIVE))
     last = _last_moves([g.pk for g in active])
     rows = [_row(g, player, last.get(g.pk)) for g in active]
-    # Games waiting for me first; among them, the one waiting longest comes first, as
-    # a correspondence player answers the oldest letter first.
-    my_turn = sorted((r for r in rows if r.my_turn), key=lambda r: r.game.updated_at)
-    their_turn = [r for r in rows if not r.my_turn]
+    # Games waiting for me (a move, or an answer to a draw offer) first; among them, the
+    # one waiting longest comes first, as a correspondence player answers the oldest
+    # letter first.
+    my_turn = sorted((r for r in rows if r.waits_for_me), key=lambda r: r.game.updated_at)
+    their_turn = [r for r in rows if not r.waits_for_me]
     finished = [
         _row(g, player)
         for g in selectors.games_of(player, status=Game.Status.FINISHED).order_by(

@@ -82,6 +82,55 @@ def test_dashboard_puts_the_longest_waiting_game_first_among_my_moves(
     assert mine.index(f'data-game-id="{older.pk}"') < mine.index(f'data-game-id="{newer.pk}"')
 
 
+def row_html(html: str, game: Game) -> str:
+    """The HTML of the game's row (one ``<a class="... game-row">``)."""
+    start = html.index(f'data-game-id="{game.pk}"')
+    return html[start : html.index("</a>", start)]
+
+
+def test_a_draw_offer_made_on_my_move_puts_the_game_in_the_opponents_list(
+    as_alice, as_bob, alice, game
+):
+    services.offer_draw(game_id=game.pk, player=alice)  # alice is white, to move
+
+    offerer = text(as_alice.get(reverse("dashboard")))
+    answerer = text(as_bob.get(reverse("dashboard")))
+
+    assert f'data-game-id="{game.pk}"' in section(offerer, "their-turn-games")
+    assert f'data-game-id="{game.pk}"' not in section(offerer, "my-turn-games")
+    assert f'data-game-id="{game.pk}"' in section(answerer, "my-turn-games")
+    assert "draw offered" in row_html(offerer, game)
+    assert "draw offered" in row_html(answerer, game)
+    assert "your move" not in row_html(offerer, game)
+
+
+def test_a_draw_offer_made_to_the_player_on_move_keeps_the_game_in_their_list(
+    as_alice, as_bob, bob, game
+):
+    services.offer_draw(game_id=game.pk, player=bob)  # alice is to move
+
+    answerer = text(as_alice.get(reverse("dashboard")))
+    offerer = text(as_bob.get(reverse("dashboard")))
+
+    assert f'data-game-id="{game.pk}"' in section(answerer, "my-turn-games")
+    assert f'data-game-id="{game.pk}"' in section(offerer, "their-turn-games")
+    # The answer is what is owed, not a move: the offer blocks moves until answered.
+    assert "draw offered" in row_html(answerer, game)
+    assert "your move" not in row_html(answerer, game)
+    assert "draw offered" in row_html(offerer, game)
+
+
+def test_a_declined_draw_offer_gives_the_move_back(as_alice, alice, bob, game):
+    services.offer_draw(game_id=game.pk, player=alice)
+    services.answer_draw(game_id=game.pk, player=bob, accept=False)
+
+    html = text(as_alice.get(reverse("dashboard")))
+
+    assert f'data-game-id="{game.pk}"' in section(html, "my-turn-games")
+    assert "draw offered" not in row_html(html, game)
+    assert "your move" in row_html(html, game)
+
+
 def test_dashboard_links_each_game_to_its_page(as_alice, game):
     html = text(as_alice.get(reverse("dashboard")))
 
