@@ -96,9 +96,16 @@ def pending_challenge(*, challenger_name: str, challenged: AbstractBaseUser) -> 
 
 
 def players_changed_since(since: dt.datetime, *, exclude: AbstractBaseUser) -> QuerySet:
-    """Active players who joined (or whose account changed) after ``since``."""
+    """Active players who joined, or whose access was restored, after ``since`` (ESPOL JAUT).
+
+    Seed 000 keeps one date per user, "joined or status last changed"; JAUT lists the
+    players whose date is later than the client's, so a reopened account reaches clients
+    that synchronised before it was reopened.
+    """
     return (
-        User.objects.filter(is_active=True, date_joined__gt=since)
+        User.objects.filter(
+            Q(date_joined__gt=since) | Q(access_change__changed_at__gt=since), is_active=True
+        )
         .exclude(pk=exclude.pk)
         .order_by("username")
     )

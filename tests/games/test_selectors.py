@@ -115,3 +115,25 @@ def test_pgn_of_an_abandoned_game_says_so(game, alice):
     services.abandon_games(player=alice)
     game.refresh_from_db()
     assert _parsed(game).headers["Termination"] == "abandoned"
+
+
+def _joined(player, when: dt.datetime) -> None:
+    type(player).objects.filter(pk=player.pk).update(date_joined=when)
+
+
+def test_players_changed_since_lists_who_joined_later(alice, bob, carol):
+    since = timezone.now() - dt.timedelta(days=1)
+    _joined(bob, since - dt.timedelta(days=5))
+    names = [p.username for p in selectors.players_changed_since(since, exclude=alice)]
+    assert names == ["carol"]
+
+
+def test_players_changed_since_lists_a_reopened_account_but_not_a_closed_one(alice, bob, carol):
+    since = timezone.now() - dt.timedelta(days=1)
+    for player in (bob, carol):
+        _joined(player, since - dt.timedelta(days=5))
+    account_services.revoke_access(player=bob)
+    account_services.revoke_access(player=carol)
+    account_services.restore_access(player=bob)
+    names = [p.username for p in selectors.players_changed_since(since, exclude=alice)]
+    assert names == ["bob"]
