@@ -273,7 +273,9 @@ class EspolServer:
                 async with asyncio.timeout(self.idle_timeout):
                     line = await reader.readuntil(b"\n")
             except asyncio.LimitOverrunError as exc:
-                await self._skip_rest_of_line(reader, exc.consumed)
+                ended = await self._skip_rest_of_line(reader, exc.consumed)
+                if ended is not None:
+                    return ended
                 await self._send(conn, espol.frames(Code.F_PARAM, "line too long"))
                 logger.info("espol.command peer=%s command=<overlong> code=802", conn.session.peer)
                 continue
@@ -291,16 +293,28 @@ class EspolServer:
                 return "quit"
         return "shutdown"
 
-    async def _skip_rest_of_line(self, reader: asyncio.StreamReader, consumed: int) -> None:
-        """Discard an overlong line up to and including its end, holding ≤ READ_LIMIT bytes."""
+    async def _skip_rest_of_line(
+        self, reader: asyncio.StreamReader, consumed: int
+    ) -> str | None:
+        """Discard an overlong line up to and including its end, holding ≤ READ_LIMIT bytes.
+
+        Returns None once the line has ended, or the reason to close the connection when
+        the client closed (``"eof"``) or went quiet (``"idle"``) before the line ended: the
+        same outcomes as for a line of normal length, which the session loop reports.
+        """
         while True:
+            # The LimitOverrunError left these bytes in the buffer: this does not wait.
             await reader.readexactly(consumed)
             try:
                 async with asyncio.timeout(self.idle_timeout):
                     await reader.readuntil(b"\n")
-                return
+                return None
             except asyncio.LimitOverrunError as again:
                 consumed = again.consumed
+            except asyncio.IncompleteReadError:
+                return "eof"
+            except TimeoutError:
+                return "idle"
 
     async def _send(self, conn: _Connection, data: bytes) -> None:
         if not data:

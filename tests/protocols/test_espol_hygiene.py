@@ -87,6 +87,41 @@ def test_overlong_line_sent_in_pieces_is_skipped_to_its_end(connect, alice):
     assert client.receive().code == 101
 
 
+def errors_logged(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def test_overlong_line_ended_by_the_client_closing_is_a_clean_eof(server, connect, caplog):
+    caplog.set_level(logging.INFO)
+    client = connect()
+    client.send_raw(b"USER:" + b"a" * 10_000)  # no line end, then the client closes
+    client.sock.shutdown(socket.SHUT_WR)
+    assert closed_by_server(client, timeout=5)
+    assert wait_until(lambda: "espol.disconnect" in caplog.text)
+    # The server still serves, so its loop has run whatever the closed task left behind.
+    assert connect().send("HELP").code == 103
+    assert "reason=eof" in caplog.text
+    assert errors_logged(caplog) == []
+    assert server.connection_count == 1
+
+
+def test_client_idle_in_the_middle_of_an_overlong_line_is_closed_as_idle(
+    start_server, caplog
+):
+    caplog.set_level(logging.INFO)
+    runner = start_server(idle_timeout=0.5)
+    client = EspolClient("127.0.0.1", runner.port)
+    client.send_raw(b"USER:" + b"a" * 10_000)  # no line end, then nothing more
+    started = time.monotonic()
+    assert closed_by_server(client, timeout=5)
+    assert 0.4 <= time.monotonic() - started < 4
+    assert wait_until(lambda: "espol.disconnect" in caplog.text)
+    assert "reason=idle" in caplog.text
+    assert "reason=reset" not in caplog.text
+    assert errors_logged(caplog) == []
+    client.close()
+
+
 def test_line_of_exactly_4096_bytes_is_served(connect, alice):
     reply = connect().send("USER:" + "a" * 4091)
     assert reply.code == 814
