@@ -100,8 +100,8 @@ def execute(session: Session, command: espol.Command) -> Reply:
         logger.exception(
             "espol.error peer=%s user=%s command=%s",
             session.peer,
-            session.username,
-            command.loggable(),
+            espol.log_value(session.username),
+            espol.log_value(command.loggable()),
         )
         return Reply(Code.E_SYSTEM, "the server could not complete the command; nothing changed")
 

@@ -20,7 +20,8 @@ Hygiene: lines are capped at 4096 bytes (a longer one gets 802 and is skipped to
 the session goes on); each line must arrive within the idle timeout; connections beyond
 the cap get 402 and are closed; every write is followed by a bounded ``drain()`` so a
 client that never reads is dropped instead of growing server memory; wrong passwords are
-answered later and later, per connection and per user name; logs never hold passwords.
+answered later and later, per connection and per user name; logs never hold passwords,
+and what a client typed is quoted in them (:func:`~legacy_tcp.protocols.espol.log_value`).
 """
 
 from __future__ import annotations
@@ -252,7 +253,7 @@ class EspolServer:
             logger.info(
                 "espol.disconnect peer=%s user=%s reason=%s commands=%d seconds=%.1f",
                 peer,
-                conn.session.username,
+                espol.log_value(conn.session.username),
                 reason,
                 conn.commands,
                 time.monotonic() - conn.opened,
@@ -339,7 +340,7 @@ class EspolServer:
             logger.warning(
                 "espol.login_failed peer=%s user=%s session_failures=%d delay=%.2f",
                 session.peer,
-                reply.failed_login_for,
+                espol.log_value(reply.failed_login_for),
                 session.failed_passwords,
                 delay,
             )
@@ -351,8 +352,8 @@ class EspolServer:
         logger.info(
             "espol.command peer=%s user=%s command=%s code=%s ms=%.1f",
             session.peer,
-            session.username,
-            command.loggable(),
+            espol.log_value(session.username),
+            espol.log_value(command.loggable()),
             reply.code,
             (time.perf_counter() - started) * 1000,
         )

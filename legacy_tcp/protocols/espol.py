@@ -91,10 +91,32 @@ class Command:
         return type(self).__name__.upper()
 
     def loggable(self) -> str:
-        """The command as it may appear in logs: secrets replaced by ``***``."""
+        """The command as it may appear in logs: secrets replaced by ``***``.
+
+        Other fields are the client's text as sent: quote it with :func:`log_value`
+        before it goes into a ``key=value`` log line.
+        """
         values = [getattr(self, f) for f in self.__dataclass_fields__]
         shown = [fecha(v) if isinstance(v, dt.datetime) else str(v) for v in values]
         return ":".join([self.name, *shown])
+
+
+# What may stand unquoted as the value of a key=value log field: anything else could end
+# the field early (space), forge another one (``=``), or break the line (control codes).
+_LOG_PLAIN = re.compile(r"[^\s=\"'\\]+")
+
+
+def log_value(value: object) -> str:
+    """``value`` as one field of a ``key=value`` log line, quoted when it needs to be.
+
+    A client's user name or command may hold spaces, ``=``, quotes or control characters
+    (``USER:x code=102 user=admin``): such a value is written as a Python string literal,
+    so it reads as one field and every unprintable character appears escaped.
+    """
+    text = str(value)
+    if _LOG_PLAIN.fullmatch(text) and text.isprintable():
+        return text
+    return repr(text)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import datetime as dt
 import struct
 
@@ -172,6 +173,21 @@ def test_logs_never_show_passwords():
     assert "s3cret" not in parse_line(b"SUBS:dora:s3cret:Dora").loggable()
     assert "s3cret" not in parse_line(b"UNSU:dora:s3cret").loggable()
     assert "s3cret" not in parse_line(b"PASS:s3cret:\xff").loggable()
+
+
+@pytest.mark.parametrize("plain", ["USER:alice", "PASS:***", "SUBS:dora:***:***", "None", "é"])
+def test_log_values_without_separators_stay_as_they_are(plain):
+    assert espol.log_value(plain) == plain
+
+
+@given(st.text(max_size=40))
+def test_any_log_value_is_printable_and_reads_back(text):
+    shown = espol.log_value(text)
+    assert shown.isprintable()
+    if shown == text:
+        assert text and not set(text) & set(" =\"'\\")
+    else:
+        assert ast.literal_eval(shown) == text
 
 
 @given(st.binary(max_size=6000))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import shlex
 import socket
 import ssl
 import subprocess
@@ -275,6 +276,38 @@ def test_logs_never_hold_passwords(connect, alice, caplog):
         assert secret not in caplog.text
     assert "PASS:***" in caplog.text
     assert "code=815" in caplog.text
+
+
+def command_logs(caplog) -> list[str]:
+    return [
+        r.getMessage() for r in caplog.records if r.getMessage().startswith("espol.command ")
+    ]
+
+
+def fields_of(message: str) -> dict[str, str]:
+    """The key=value fields of a log message, read as a shell would split them."""
+    fields: dict[str, str] = {}
+    for token in shlex.split(message)[1:]:
+        key, _, value = token.partition("=")
+        assert key not in fields, f"field {key} twice in {message!r}"
+        fields[key] = value
+    return fields
+
+
+def test_client_text_in_logs_is_quoted_so_it_cannot_forge_fields(connect, alice, caplog):
+    caplog.set_level(logging.INFO, logger="legacy_tcp.espol")
+    client = connect()
+    assert client.send("USER:x code=102 user=admin").code == 814
+    client.send_raw(b"USER:a\x1b[2Jb\rc\r\n")
+    assert client.receive().code == 814
+    client.send("USER:alice")
+    assert wait_until(lambda: len(command_logs(caplog)) == 3)
+    forged, control, plain = (fields_of(message) for message in command_logs(caplog))
+    assert forged["command"] == "USER:x code=102 user=admin"
+    assert (forged["user"], forged["code"]) == ("None", "814")
+    assert control["command"] == r"USER:a\x1b[2Jb\rc"
+    assert all(c.isprintable() for c in command_logs(caplog)[1])
+    assert (plain["command"], plain["code"]) == ("USER:alice", "101")
 
 
 def test_commands_and_connections_are_logged(connect, alice, caplog):
