@@ -157,3 +157,28 @@ def draw_claim_possible(fen: str) -> bool:
     pawn move (and the fifty-move rule needs 100), so below 8 no moves need be read.
     """
     return rules.halfmove_clock(fen) >= rules.THREEFOLD_MIN_PLIES
+
+
+def is_active_account(player_id: int) -> bool:
+    """Whether the account ``player_id`` is still open: one EXISTS, no row fetched.
+
+    The ESPOL gateway asks before every command of a logged-in connection, so that an
+    account closed meanwhile loses its session at once.
+    """
+    return User.objects.filter(pk=player_id, is_active=True).exists()
+
+
+def move_records(game_id: int, *, after: int = 0) -> list[tuple[int, str, bool]]:
+    """``(number, uci, reverse)`` of the moves numbered after ``after``, in order.
+
+    What ESPOL SPAR sends, read as tuples: a client catching up may ask for a long game,
+    and building a Move object per row would cost more than the query.
+    """
+    return list(moves(game_id, after=after).values_list("number", "uci", "reverse"))
+
+
+def player_names_changed_since(since: dt.datetime, *, exclude: AbstractBaseUser) -> list[str]:
+    """The user names of :func:`players_changed_since`, in the same order (ESPOL JAUT)."""
+    return list(
+        players_changed_since(since, exclude=exclude).values_list("username", flat=True)
+    )

@@ -12,7 +12,6 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
@@ -24,8 +23,6 @@ from legacy_tcp.protocols.espol import Code
 from ranking.selectors import top_ten
 
 logger = logging.getLogger("legacy_tcp.espol")
-
-User = get_user_model()
 
 COLOUR_LETTER = {"white": "B", "black": "N"}
 
@@ -85,7 +82,7 @@ def execute(session: Session, command: espol.Command) -> Reply:
         if (
             session.user is not None
             and not isinstance(command, espol.User | espol.Subs)
-            and not User.objects.filter(pk=session.user.pk, is_active=True).exists()
+            and not selectors.is_active_account(session.user.pk)
         ):
             session.user = None
             return Reply(Code.F_LOGIN, "your access has been withdrawn: log in again")
@@ -193,8 +190,8 @@ def pending_requests(session: Session, command: espol.Tran) -> Reply:
 
 def authorised_players(session: Session, command: espol.Jaut) -> Reply:
     now = espol.fecha(timezone.now())
-    names = selectors.players_changed_since(command.since, exclude=_player(session))
-    return Reply(Code.S_TRAN, ",".join([now, *names.values_list("username", flat=True)]))
+    names = selectors.player_names_changed_since(command.since, exclude=_player(session))
+    return Reply(Code.S_TRAN, ",".join([now, *names]))
 
 
 def pending_games(session: Session, command: espol.Ppen) -> Reply:
@@ -241,9 +238,7 @@ def accept(session: Session, command: espol.Acep) -> Reply:
 
 def game_moves(session: Session, command: espol.Spar) -> Reply:
     selectors.game_for_player(command.game_id, _player(session))
-    rows = selectors.moves(command.game_id, after=command.after).values_list(
-        "number", "uci", "reverse"
-    )
+    rows = selectors.move_records(command.game_id, after=command.after)
     records = [
         f"{number}:{uci[:4]}:{int(reverse)}:{espol.position_of(uci)}:{espol.promotion_of(uci)},"
         for number, uci, reverse in rows

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 
 from games.models import Challenge
 from legacy_tcp import handlers
+from legacy_tcp.protocols import espol
 from legacy_tcp.protocols.espol import Code, parse_line
 from legacy_tcp.server import LoginThrottle
 from tests.conftest import PASSWORD
@@ -104,3 +107,46 @@ def test_throttle_forgets_failures_older_than_its_window(monkeypatch):
     throttle.failed("alice", 0)
     clock[0] += 61.0
     assert throttle.failed("alice", 0) == 0.0
+
+
+# --------------------------------------------------------------------------- layering
+
+
+def test_handlers_reach_the_database_only_through_services_and_selectors():
+    source = inspect.getsource(handlers)
+    for query_api in (".objects", ".values_list(", ".values(", ".filter(", ".exclude("):
+        assert query_api not in source, query_api
+
+
+def test_the_per_command_account_check_is_the_selectors(alice, monkeypatch):
+    asked = []
+
+    def closed(player_id: int) -> bool:
+        asked.append(player_id)
+        return False
+
+    monkeypatch.setattr("games.selectors.is_active_account", closed)
+    session = handlers.Session(user=alice)
+    assert run(session, b"SRNK").code == Code.F_LOGIN
+    assert asked == [alice.pk] and session.user is None
+
+
+def test_spar_sends_what_the_selector_returns(alice, game, monkeypatch):
+    monkeypatch.setattr(
+        "games.selectors.move_records",
+        lambda game_id, *, after: [(1, "e2e4", True), (2, "a2a1q", False)],
+    )
+    reply = run(handlers.Session(user=alice), f"SPAR:{game.public_id}:0".encode())
+    assert (reply.code, reply.data) == (Code.S_TRAN, "1:e2e4:1:1228:0,2:a2a1:0:0800:5,")
+
+
+def test_selectors_for_the_gateway_return_plain_values(alice, bob, carol, game, play):
+    from games import selectors
+
+    play(game, "e4", "e5")
+    assert selectors.move_records(game.pk, after=1) == [(2, "e7e5", False)]
+    assert selectors.is_active_account(alice.pk) is True
+    carol.is_active = False
+    carol.save()
+    assert selectors.is_active_account(carol.pk) is False
+    assert selectors.player_names_changed_since(espol.EPOCH, exclude=alice) == ["bob"]
