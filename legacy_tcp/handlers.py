@@ -116,6 +116,17 @@ def _winner_code(game: Game) -> int:
     return {"1-0": 1, "0-1": 2, "1/2-1/2": 3}.get(game.result, 0)
 
 
+def _game_date(game: Game) -> str:
+    """STAT's fecha: when the game was created, or when it finished once it has.
+
+    Seed 000's est_partida keeps one date per game, "fecha en que la partida fue creada
+    o terminada"; moves and draw offers do not change it.
+    """
+    if not game.is_active and game.finished_at is not None:
+        return espol.fecha(game.finished_at)
+    return espol.fecha(game.created_at)
+
+
 def _own_game_with(user: AbstractBaseUser, game_id: int, opponent_name: str) -> Game:
     """The game, if ``user`` plays in it against the player named ``opponent_name``."""
     game = selectors.game_for_player(game_id, user)
@@ -296,7 +307,7 @@ def status(session: Session, command: espol.Stat) -> Reply:
         game.public_id,
         game.white.get_username(),
         game.black.get_username(),
-        espol.fecha(game.updated_at),
+        _game_date(game),
         _status_code(game),
         _winner_code(game),
         game.white_request,

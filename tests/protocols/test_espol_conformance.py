@@ -5,6 +5,7 @@ Failures also check that nothing changed in the database.
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 
 import pytest
@@ -13,7 +14,7 @@ from django.contrib.auth import get_user_model
 from accounts.models import SubscriptionRequest
 from games import services
 from games.models import Challenge, Game, Move
-from legacy_tcp.protocols.espol import HELP_TEXT
+from legacy_tcp.protocols.espol import HELP_TEXT, fecha
 from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -537,6 +538,27 @@ def test_stat_describes_the_game_from_your_side(login, bob, game, play):
     assert fields[:3] == [gid(game), "alice", "bob"]
     assert len(fields[3]) == 11
     assert fields[4:] == ["0", "0", "1", "0", "N", "2"]
+
+
+CREATED = dt.datetime(2020, 3, 1, 12, 0, 5, tzinfo=dt.UTC)
+FINISHED = dt.datetime(2021, 7, 9, 8, 30, 0, tzinfo=dt.UTC)
+
+
+def test_stat_fecha_of_a_game_in_progress_is_when_it_was_created(login, bob, game, play):
+    Game.objects.filter(pk=game.pk).update(created_at=CREATED)
+    play(game, "e2e4")
+    services.offer_draw(game_id=game.pk, player=game.white)
+    fields = login(bob).send(f"STAT:{gid(game)}").text.split(":")
+    assert fields[3] == fecha(CREATED) == "01583064005"
+    assert fields[4] == "0"
+
+
+def test_stat_fecha_of_a_finished_game_is_when_it_finished(login, alice, game):
+    services.resign(game_id=game.pk, player=game.black)
+    Game.objects.filter(pk=game.pk).update(created_at=CREATED, finished_at=FINISHED)
+    fields = login(alice).send(f"STAT:{gid(game)}").text.split(":")
+    assert fields[3] == fecha(FINISHED) == "01625819400"
+    assert fields[4:6] == ["2", "1"]
 
 
 def test_stat_of_a_game_you_do_not_play_gets_820(login, carol, game):
