@@ -11,6 +11,7 @@ import time
 import pytest
 from django.contrib.auth import get_user_model
 
+from accounts import services as account_services
 from accounts.models import SubscriptionRequest
 from games import services
 from games.models import Challenge, Game, Move
@@ -242,6 +243,20 @@ def test_jaut_since_a_date_lists_only_newer_players(login, alice, bob, make_play
     since = next_second()
     make_player("newcomer")
     assert login(alice).send(f"JAUT:{since}").text.split(",")[1:] == ["newcomer"]
+
+
+def test_jaut_with_nobody_new_gets_103_with_the_date_alone(login, alice, bob):
+    since = next_second()
+    reply = login(alice).send(f"JAUT:{since}")
+    assert reply.code == 103
+    assert len(reply.text) == 11 and reply.text.isdigit() and reply.text >= since
+
+
+def test_jaut_lists_an_account_reopened_after_the_date(login, alice, bob, carol):
+    account_services.revoke_access(player=carol)
+    since = next_second()
+    account_services.restore_access(player=carol)
+    assert login(alice).send(f"JAUT:{since}").text.split(",")[1:] == ["carol"]
 
 
 def test_ppen_lists_your_games_with_the_opponents_colour(login, alice, bob, carol, start_game):
