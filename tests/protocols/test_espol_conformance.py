@@ -168,6 +168,12 @@ def test_subs_without_a_password_gets_802(connect, db):
     assert not SubscriptionRequest.objects.exists()
 
 
+@pytest.mark.parametrize("line", ["SUBS:dora::Dora", "SUBS:dora: :", "SUBS::dora-pass:Dora"])
+def test_subs_with_an_empty_name_or_password_gets_802_not_850(connect, db, line):
+    assert connect().send(line).code == 802
+    assert not SubscriptionRequest.objects.exists()
+
+
 def test_unsu_ends_the_account_and_its_games_as_losses(login, alice, game):
     client = login(alice)
     reply = client.send(f"UNSU:alice:{PASSWORD}")
