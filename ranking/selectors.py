@@ -26,6 +26,14 @@ def ranking(*, order: str = "wins") -> QuerySet[PlayerRecord]:
     )
 
 
-def top_ten() -> list[PlayerRecord]:
-    """The seed's SRNK: the ten players with most wins."""
-    return list(ranking()[:10])
+def top_ten(*, winners_only: bool = False) -> list[PlayerRecord]:
+    """The seed's SRNK: the ten players with most wins.
+
+    SRNK lists the first ten whatever their wins (the seed sorts its user file and takes
+    ten lines). The ranking page asks for ``winners_only``: a "top ten by wins" of
+    players who have won nothing says nothing, and the page says so instead.
+    """
+    records = ranking()
+    if winners_only:
+        records = records.filter(wins__gt=0)
+    return list(records[:10])

@@ -16,7 +16,8 @@ RECORDS_PER_PAGE = 25
 @login_required
 @require_GET
 def ranking(request: HttpRequest) -> HttpResponse:
-    """Top ten by wins (ties: fewer games, then name), then every player, sortable."""
+    """Top ten by wins among players with a win (ties: fewer games, then name), then
+    every player, sortable."""
     order = request.GET.get("order", "wins")
     if order not in selectors.SORTABLE:
         order = "wins"
@@ -27,7 +28,7 @@ def ranking(request: HttpRequest) -> HttpResponse:
         request,
         "ranking/ranking.html",
         {
-            "top_ten": selectors.top_ten(),
+            "top_ten": selectors.top_ten(winners_only=True),
             "page": page,
             "order": order,
             "first_position": page.start_index(),

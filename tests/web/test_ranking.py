@@ -37,11 +37,31 @@ def test_top_ten_orders_by_wins_then_fewer_games_then_name(as_alice, alice, make
     set_record(bob, wins=3, losses=1)
     set_record(carol, wins=5)
     set_record(dave, wins=3, losses=1)
-    set_record(eve, wins=0)
+    set_record(eve, wins=0, losses=2)
 
     response = as_alice.get(reverse("ranking"))
 
-    assert top_ten(response) == ["carol", "bob", "dave", "alice", "eve"]
+    assert top_ten(response) == ["carol", "bob", "dave", "alice"]
+
+
+def test_top_ten_leaves_out_players_without_a_win(as_alice, alice, bob, make_player):
+    set_record(alice, wins=1, losses=1)
+    set_record(bob, losses=1, draws=3)
+
+    response = as_alice.get(reverse("ranking"))
+
+    assert top_ten(response) == ["alice"]
+    assert "bob" in table(response)
+
+
+def test_top_ten_says_so_when_nobody_has_won(as_alice, alice, bob):
+    set_record(alice, draws=1)
+    set_record(bob, draws=1)
+
+    html = as_alice.get(reverse("ranking")).content.decode()
+
+    assert 'id="top-ten"' not in html
+    assert "Nobody has won a game yet." in html
 
 
 def test_top_ten_holds_ten_players(as_alice, alice, make_player):
@@ -76,6 +96,7 @@ def test_ranking_with_an_unknown_order_falls_back_to_wins(as_alice, alice, make_
 def test_ranking_leaves_out_closed_accounts(as_alice, alice, make_player):
     gone = make_player("gone")
     set_record(gone, wins=9)
+    set_record(alice, wins=1)
     gone.is_active = False
     gone.save()
 
