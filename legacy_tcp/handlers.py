@@ -48,9 +48,20 @@ class Reply:
     close: bool = False
     # Set on a wrong password, for the server's login throttle.
     failed_login_for: str | None = None
+    # A list: sent so that each frame holds whole records after ``data`` (its head).
+    records: list[str] | None = None
+
+    @property
+    def text(self) -> str:
+        """The whole data, as one frame carries it when it fits."""
+        return self.data + "".join(self.records or ())
 
     def encode(self) -> bytes:
-        return b"" if self.code is None else espol.frames(self.code, self.data)
+        if self.code is None:
+            return b""
+        if self.records is not None:
+            return espol.record_frames(self.code, self.records, head=self.data)
+        return espol.frames(self.code, self.data)
 
 
 def immediate_reply(session: Session, command: espol.Command | espol.ParseError) -> Reply | None:
@@ -196,13 +207,13 @@ def pending_requests(session: Session, command: espol.Tran) -> Reply:
     ]
     if not names:
         return Reply(Code.S_NODATA, now)
-    return Reply(Code.S_TRAN, ",".join([now, *names]))
+    return Reply(Code.S_TRAN, now, records=[f",{name}" for name in names])
 
 
 def authorised_players(session: Session, command: espol.Jaut) -> Reply:
     now = espol.fecha(timezone.now())
     names = selectors.player_names_changed_since(command.since, exclude=_player(session))
-    return Reply(Code.S_TRAN, ",".join([now, *names]))
+    return Reply(Code.S_TRAN, now, records=[f",{name}" for name in names])
 
 
 def pending_games(session: Session, command: espol.Ppen) -> Reply:
@@ -216,12 +227,12 @@ def pending_games(session: Session, command: espol.Ppen) -> Reply:
             f"{game.public_id}:{opponent.get_username()}:{COLOUR_LETTER[theirs]}:"
             f"{_status_code(game)},"
         )
-    return Reply(Code.S_TRAN, "".join(records))
+    return Reply(Code.S_TRAN, records=records)
 
 
 def ranking(session: Session, command: espol.Srnk) -> Reply:
     return Reply(
-        Code.S_TRAN, "".join(f"{r.player.get_username()}:{r.wins}," for r in top_ten())
+        Code.S_TRAN, records=[f"{r.player.get_username()}:{r.wins}," for r in top_ten()]
     )
 
 
@@ -256,7 +267,7 @@ def game_moves(session: Session, command: espol.Spar) -> Reply:
     ]
     if not records:
         return Reply(Code.F_NOMASJUG, f"no moves after {command.after}")
-    return Reply(Code.S_TRAN, "".join(records))
+    return Reply(Code.S_TRAN, records=records)
 
 
 def move(session: Session, command: espol.Jgda) -> Reply:

@@ -6,7 +6,8 @@ server splits the stream into lines and the handlers decide what a command does.
 
 Frame: 3 ASCII digits (code), 1 ASCII digit (``1`` = more frames follow), 2 bytes
 big-endian length, then that many bytes of UTF-8 data. Data longer than 65535 bytes is
-split across frames.
+split across frames; a list is split between its records (:func:`record_frames`), so each
+frame holds whole records, as seed 000 has the server fill and send one buffer at a time.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import datetime as dt
 import enum
 import re
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 MAX_LINE = 4096
@@ -468,20 +469,72 @@ def parse_line(line: bytes) -> Command | ParseError:
 # --------------------------------------------------------------------------- responses
 
 
-def frames(code: int, data: str | bytes = b"") -> bytes:
-    """One response as wire bytes: as many frames as the data needs (at least one)."""
+def _join_frames(code: int, chunks: list[bytes]) -> bytes:
+    """The frames of one response, one per chunk: flag ``1`` on all but the last."""
     if not 100 <= code <= 999:
         raise ValueError(f"response code out of range: {code}")
-    payload = data.encode("utf-8") if isinstance(data, str) else data
     head = str(code).encode("ascii")
-    chunks = [payload[i : i + MAX_FRAME_DATA] for i in range(0, len(payload), MAX_FRAME_DATA)]
-    if not chunks:
-        chunks = [b""]
     out = bytearray()
     for index, chunk in enumerate(chunks):
         more = b"1" if index < len(chunks) - 1 else b"0"
         out += head + more + struct.pack(">H", len(chunk)) + chunk
     return bytes(out)
+
+
+def _utf8_chunks(payload: bytes) -> list[bytes]:
+    """``payload`` in pieces of at most MAX_FRAME_DATA bytes, none splitting a character."""
+    chunks = []
+    start = 0
+    while len(payload) - start > MAX_FRAME_DATA:
+        end = start + MAX_FRAME_DATA
+        # Back up over continuation bytes (10xxxxxx), at most three in UTF-8, to the
+        # first byte of a character; bytes that are not UTF-8 are cut where they fall.
+        cut = end
+        while cut > end - 3 and payload[cut] & 0xC0 == 0x80:
+            cut -= 1
+        if payload[cut] & 0xC0 != 0x80:
+            end = cut
+        chunks.append(payload[start:end])
+        start = end
+    chunks.append(payload[start:])
+    return chunks
+
+
+def frames(code: int, data: str | bytes = b"") -> bytes:
+    """One response as wire bytes: as many frames as the data needs (at least one).
+
+    For text that is not a list of records (HELP, reasons of failures). Data over 65535
+    bytes is cut between characters, so each frame is valid UTF-8 on its own; lists go
+    through :func:`record_frames` instead, which cuts between records.
+    """
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    return _join_frames(code, _utf8_chunks(payload))
+
+
+def record_frames(code: int, records: Iterable[str], *, head: str = "") -> bytes:
+    """A list response: each frame's data is ``head`` then as many whole records as fit.
+
+    Records carry their own separators: ``P0000001:bob:N:0,`` (PPEN), ``1:e2e4:0:1228:0,``
+    (SPAR), ``alice:3,`` (SRNK) end in a comma, so the frames' data concatenated is the
+    whole list. ``head`` starts every frame: seed 000 gives the buffer of TRAN and of JAUT
+    the format ``<fecha>,<user1>,...,<usern>`` ("cada buffer que llega al cliente", of
+    JAUT), so those two pass the date as ``head`` and each name as ``,name``, and every
+    frame reads as a whole answer. With no records, one frame holds ``head``.
+    """
+    head_bytes = head.encode("utf-8")
+    room = MAX_FRAME_DATA - len(head_bytes)
+    chunks: list[bytes] = []
+    current = bytearray(head_bytes)
+    for record in records:
+        data = record.encode("utf-8")
+        if len(data) > room:
+            raise ValueError(f"a record of {len(data)} bytes does not fit in a frame")
+        if len(current) + len(data) > MAX_FRAME_DATA:
+            chunks.append(bytes(current))
+            current = bytearray(head_bytes)
+        current += data
+    chunks.append(bytes(current))
+    return _join_frames(code, chunks)
 
 
 def error_frames(domain_code: str, message: str, *, expected: int | None = None) -> bytes:
@@ -501,7 +554,8 @@ def fecha(moment: dt.datetime) -> str:
 @dataclass(frozen=True)
 class Response:
     code: int
-    data: bytes
+    data: bytes  # the data of all its frames, concatenated
+    parts: tuple[bytes, ...] = ()  # the data of each frame, in order
 
     @property
     def text(self) -> str:
@@ -513,7 +567,7 @@ class FrameDecoder:
 
     def __init__(self) -> None:
         self._buffer = bytearray()
-        self._partial = bytearray()
+        self._parts: list[bytes] = []
 
     def feed(self, data: bytes) -> Iterator[Response]:
         self._buffer += data
@@ -524,8 +578,8 @@ class FrameDecoder:
                 return
             if not code_text.isdigit() or more not in (b"0", b"1"):
                 raise ValueError(f"not an ESPOL frame header: {bytes(self._buffer[:6])!r}")
-            self._partial += self._buffer[6 : 6 + length]
+            self._parts.append(bytes(self._buffer[6 : 6 + length]))
             del self._buffer[: 6 + length]
             if more == b"0":
-                yield Response(int(code_text), bytes(self._partial))
-                self._partial.clear()
+                parts, self._parts = tuple(self._parts), []
+                yield Response(int(code_text), b"".join(parts), parts)

@@ -238,9 +238,78 @@ def test_data_of_exactly_65535_bytes_is_one_frame():
     assert frames(103, b"y" * 65535)[:6] == b"1030\xff\xff"
 
 
+@pytest.mark.parametrize(("char", "first"), [("é", 65534), ("€", 65535), ("😀", 65532)])
+def test_text_over_65535_bytes_is_cut_between_characters(char, first):
+    text = char * (100_000 // len(char.encode()))
+    (response,) = FrameDecoder().feed(frames(103, text))
+    assert len(response.parts[0]) == first
+    assert "".join(part.decode("utf-8") for part in response.parts) == text
+
+
+@given(st.text(min_size=1, max_size=200))
+def test_every_frame_of_any_text_is_valid_utf8(text):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(espol, "MAX_FRAME_DATA", 7)
+        (response,) = FrameDecoder().feed(frames(103, text))
+    assert all(0 < len(part) <= 7 for part in response.parts)
+    assert "".join(part.decode("utf-8") for part in response.parts) == text
+
+
 def test_decoder_joins_frames_of_one_response():
     (response,) = FrameDecoder().feed(frames(103, "é" * 40_000))
     assert response.code == 103 and response.text == "é" * 40_000
+    assert len(response.parts) == 2
+
+
+def test_a_list_is_cut_between_records():
+    records = [f"P{n:07d}:player{n:06d}:N:0," for n in range(3000)]  # 26 bytes each
+    wire = espol.record_frames(103, records)
+    assert wire[:4] == b"1031"
+    (response,) = FrameDecoder().feed(wire)
+    assert [len(part) for part in response.parts] == [2520 * 26, 480 * 26]
+    assert response.text == "".join(records)
+    for part in response.parts:
+        assert part.decode("utf-8").endswith(",")
+
+
+def test_each_frame_of_a_list_with_a_head_starts_with_it():
+    names = [f",player{n:06d}" for n in range(6000)]  # 13 bytes each
+    (response,) = FrameDecoder().feed(espol.record_frames(103, names, head="01795387085"))
+    assert [len(part) for part in response.parts] == [11 + 5040 * 13, 11 + 960 * 13]
+    found = []
+    for part in response.parts:
+        date, *users = part.decode("utf-8").split(",")
+        assert date == "01795387085"
+        found += users
+    assert found == [name[1:] for name in names]
+
+
+def test_a_list_without_records_is_one_frame_with_its_head():
+    assert espol.record_frames(103, [], head="01795387085") == frames(103, "01795387085")
+    assert espol.record_frames(103, []) == b"1030\x00\x00"
+
+
+def test_a_record_that_cannot_fit_in_a_frame_is_refused():
+    with pytest.raises(ValueError):
+        espol.record_frames(103, ["x" * 65530], head="01795387085")
+
+
+@given(
+    st.text(alphabet=st.characters(blacklist_characters=","), max_size=3),
+    st.lists(st.text(alphabet=st.characters(blacklist_characters=","), max_size=6), max_size=30),
+)
+def test_every_frame_of_any_list_is_the_head_and_whole_records(head, names):
+    records = [f"{name}," for name in names]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(espol, "MAX_FRAME_DATA", 40)
+        (response,) = FrameDecoder().feed(espol.record_frames(103, records, head=head))
+    received = []
+    for part in response.parts:
+        assert len(part) <= 40
+        text = part.decode("utf-8")
+        assert (text.startswith(head) and text.endswith(",")) or text == head
+        received += text[len(head) :].split(",")[:-1]
+    assert received == names
 
 
 def test_decoder_waits_for_the_rest_of_a_frame():

@@ -185,3 +185,14 @@ def test_espol_client_reads_lines_from_standard_input_until_an_empty_one(
     # The empty line ended the session: HELP was never sent.
     assert not any(line.startswith("HELP") or "USER" in line for line in lines[3:])
     assert game.moves.get().san == "d4"
+
+
+def test_espol_client_prints_each_frame_of_a_long_list_on_its_own_line():
+    from legacy_tcp.management.commands.espol_client import show
+    from legacy_tcp.protocols.espol import FrameDecoder, record_frames
+
+    names = [f",player{n:06d}" for n in range(6000)]
+    (response,) = FrameDecoder().feed(record_frames(103, names, head="01795387085"))
+    lines = show(response).splitlines()
+    assert lines[0] == f"103 [{len(response.data)} bytes in 2 frames]"
+    assert [line[:14] for line in lines[1:]] == ["  01795387085,"] * 2

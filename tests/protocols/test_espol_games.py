@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import struct
 
 import pytest
@@ -95,28 +96,53 @@ def test_spar_syncs_incrementally(pair):
     assert black.send(f"SPAR:{name}:4").code == 840
 
 
-def test_a_response_over_65535_bytes_comes_in_several_frames(login, alice):
-    User.objects.bulk_create(
-        User(username=f"player{i:06d}", password="!", is_active=True) for i in range(6000)
-    )
-    client = login(alice)
-    client.send_raw(b"JAUT:00000000000\r\n")
+def read_frames(client) -> list[tuple[bytes, bytes]]:
+    """The raw frames of one response: (code and flag, data) each."""
     raw = bytearray()
-    headers = []
-    while True:
+    frames = []
+    while not frames or frames[-1][0][3:4] == b"1":
         while len(raw) < 6:
             raw += client.sock.recv(65536)
         (length,) = struct.unpack(">H", raw[4:6])
         while len(raw) < 6 + length:
             raw += client.sock.recv(65536)
-        headers.append((bytes(raw[:4]), length))
-        data, raw = raw[6 : 6 + length], raw[6 + length :]
-        headers[-1] += (bytes(data),)
-        if headers[-1][0][3:4] == b"0":
-            break
-    assert [h[0] for h in headers] == [b"1031", b"1030"]
-    assert headers[0][1] == 65535
-    text = b"".join(h[2] for h in headers).decode()
-    names = text.split(",")[1:]
-    assert len(names) == 6000
-    assert names[0] == "player000000" and names[-1] == "player005999"
+        frames.append((bytes(raw[:4]), bytes(raw[6 : 6 + length])))
+        del raw[: 6 + length]
+    return frames
+
+
+def test_jaut_over_65535_bytes_sends_the_date_and_whole_names_in_each_frame(login, alice):
+    User.objects.bulk_create(
+        User(username=f"player{i:06d}", password="!", is_active=True) for i in range(6000)
+    )
+    client = login(alice)
+    client.send_raw(b"JAUT:00000000000\r\n")
+    frames = read_frames(client)
+    assert [head for head, _data in frames] == [b"1031", b"1030"]
+    # Seed 000: each buffer of JAUT reads <fecha>,<user1>,...,<usern>.
+    assert [len(data) for _head, data in frames] == [11 + 5040 * 13, 11 + 960 * 13]
+    dates, names = set(), []
+    for _head, data in frames:
+        date, *users = data.decode("utf-8").split(",")
+        dates.add(date)
+        names += users
+    assert len(dates) == 1 and len(dates.pop()) == 11
+    assert names == [f"player{i:06d}" for i in range(6000)]
+
+
+def test_ppen_over_65535_bytes_is_cut_between_whole_records(login, alice):
+    opponents = User.objects.bulk_create(
+        User(username=f"player{i:06d}", password="!", is_active=True) for i in range(2600)
+    )
+    Game.objects.bulk_create(Game(white=alice, black=black) for black in opponents)
+    client = login(alice)
+    client.send_raw(b"PPEN:00000000000\r\n")
+    frames = read_frames(client)
+    assert [head for head, _data in frames] == [b"1031", b"1030"]
+    records = []
+    for _head, data in frames:
+        text = data.decode("utf-8")
+        assert len(data) <= 65535 and text.endswith(",")
+        records += text.split(",")[:-1]
+    assert len(records) == 2600
+    assert all(re.fullmatch(r"P\d{7}:player\d{6}:N:0", record) for record in records)

@@ -137,7 +137,7 @@ def test_spar_sends_what_the_selector_returns(alice, game, monkeypatch):
         lambda game_id, *, after: [(1, "e2e4", True), (2, "a2a1q", False)],
     )
     reply = run(handlers.Session(user=alice), f"SPAR:{game.public_id}:0".encode())
-    assert (reply.code, reply.data) == (Code.S_TRAN, "1:e2e4:1:1228:0,2:a2a1:0:0800:5,")
+    assert (reply.code, reply.text) == (Code.S_TRAN, "1:e2e4:1:1228:0,2:a2a1:0:0800:5,")
 
 
 def test_selectors_for_the_gateway_return_plain_values(alice, bob, carol, game, play):

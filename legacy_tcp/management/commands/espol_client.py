@@ -28,7 +28,13 @@ LOCAL_HELP = """local commands:
 def show(response: Response | None) -> str:
     if response is None:
         return "(connection closed)"
-    return f"{response.code} [{len(response.data)} bytes] {response.text}"
+    if len(response.parts) <= 1:
+        return f"{response.code} [{len(response.data)} bytes] {response.text}"
+    # One line per frame: TRAN and JAUT start each frame with the date, so the frames'
+    # data run together would read as a name glued to a date.
+    lines = [f"{response.code} [{len(response.data)} bytes in {len(response.parts)} frames]"]
+    lines += [f"  {part.decode('utf-8', errors='replace')}" for part in response.parts]
+    return "\n".join(lines)
 
 
 class Command(BaseCommand):
