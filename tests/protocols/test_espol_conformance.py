@@ -16,6 +16,7 @@ from accounts.models import SubscriptionRequest
 from games import services
 from games.models import Challenge, Game, Move
 from legacy_tcp.protocols.espol import HELP_TEXT, fecha
+from ranking.models import PlayerRecord
 from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -128,6 +129,51 @@ def test_unknown_command_gets_801(login, alice):
 
 def test_lowercase_command_gets_801(login, alice):
     assert login(alice).send("quit").code == 801
+
+
+def test_user_with_an_empty_name_gets_802(connect, alice):
+    client = connect()
+    assert client.send("USER:").code == 802
+    assert client.send("USER:alice").code == 101
+
+
+@pytest.mark.parametrize("line", ["JUEG:", "JUEG: ", "UNSU:alice", "UNSU:alice:"])
+def test_missing_or_empty_fields_after_login_get_802(login, alice, bob, line):
+    client = login(alice)
+    assert client.send(line).code == 802
+    assert not Challenge.objects.exists()
+    alice.refresh_from_db()
+    assert alice.is_active
+    assert client.send("SRNK").code == 103  # still logged in
+
+
+def test_unexpected_error_before_login_gets_401_and_the_session_goes_on(
+    connect, alice, monkeypatch
+):
+    from games import selectors
+
+    real = selectors.active_player
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("database exploded")
+
+    monkeypatch.setattr(selectors, "active_player", broken)
+    client = connect()
+    assert client.send("USER:alice").code == 401
+    monkeypatch.setattr(selectors, "active_player", real)
+    assert client.send("USER:alice").code == 101
+    assert client.send(f"PASS:{PASSWORD}").code == 102
+
+
+def test_unexpected_error_in_a_draw_offer_gets_401_and_nothing_changes(
+    login, alice, game, monkeypatch
+):
+    def broken(*args, **kwargs):
+        raise RuntimeError("channel layer exploded")
+
+    monkeypatch.setattr("games.services.publish_game_event", broken)
+    assert login(alice).send(f"TBLS:{gid(game)}:bob").code == 401
+    assert (fresh(game).white_request, fresh(game).version) == (0, game.version)
 
 
 # --------------------------------------------------------------------------- SUBS / UNSU
@@ -484,6 +530,13 @@ def test_tbls_a_second_time_gets_825(login, alice, game):
     assert client.send(f"TBLS:{gid(game)}:bob").code == 825
 
 
+def test_tbls_while_the_opponents_offer_is_pending_gets_825(login, alice, game):
+    services.offer_draw(game_id=game.pk, player=game.black)
+    assert login(alice).send(f"TBLS:{gid(game)}:bob").code == 825
+    game = fresh(game)
+    assert (game.white_request, game.black_request) == (0, 1)
+
+
 def test_tbls_in_a_finished_game_gets_824(login, alice, game):
     services.resign(game_id=game.pk, player=game.black)
     assert login(alice).send(f"TBLS:{gid(game)}:bob").code == 824
@@ -521,6 +574,35 @@ def test_rtbl_with_an_answer_other_than_s_or_n_gets_802(login, bob, game):
     assert fresh(game).white_request == 1
 
 
+@pytest.mark.parametrize("code", ["RTBL", "RTBS"])
+def test_rtbl_in_a_game_you_do_not_play_gets_820(login, carol, game, code):
+    services.offer_draw(game_id=game.pk, player=game.white)
+    assert login(carol).send(f"{code}:{gid(game)}:S:alice").code == 820
+    game = fresh(game)
+    assert (game.status, game.white_request) == ("active", 1)
+
+
+@pytest.mark.parametrize("code", ["RTBL", "RTBS"])
+def test_rtbl_naming_someone_who_is_not_your_opponent_gets_820(login, bob, carol, game, code):
+    services.offer_draw(game_id=game.pk, player=game.white)
+    assert login(bob).send(f"{code}:{gid(game)}:S:carol").code == 820
+    game = fresh(game)
+    assert (game.status, game.white_request) == ("active", 1)
+
+
+def test_rtbl_of_an_unknown_game_gets_820(login, bob, game):
+    assert login(bob).send("RTBS:P0009999:S:alice").code == 820
+
+
+@pytest.mark.parametrize("code", ["RTBL", "RTBS"])
+def test_rtbl_in_a_finished_game_gets_824(login, bob, game, code):
+    services.offer_draw(game_id=game.pk, player=game.white)
+    services.resign(game_id=game.pk, player=game.white)
+    assert login(bob).send(f"{code}:{gid(game)}:S:alice").code == 824
+    game = fresh(game)
+    assert (game.result, game.black_request) == ("0-1", 0)
+
+
 def test_rend_resigns_and_the_opponent_wins(login, alice, game):
     assert login(alice).send(f"REND:{gid(game)}:bob").code == 103
     game = fresh(game)
@@ -538,6 +620,18 @@ def test_rend_naming_the_wrong_opponent_gets_820(login, alice, carol, game):
     assert fresh(game).is_active
 
 
+def test_rend_of_an_unknown_game_gets_820(login, alice, game):
+    assert login(alice).send("REND:P0009999:bob").code == 820
+    assert fresh(game).is_active
+
+
+def test_rend_in_a_game_you_do_not_play_gets_820(login, carol, game):
+    assert login(carol).send(f"REND:{gid(game)}:bob").code == 820
+    assert login(carol).send(f"REND:{gid(game)}:alice").code == 820
+    game = fresh(game)
+    assert (game.status, game.white_request, game.black_request) == ("active", 0, 0)
+
+
 # --------------------------------------------------------------------------- FINP / STAT / SRNK
 
 
@@ -548,6 +642,17 @@ def test_finp_with_nothing_to_claim_gets_822(login, alice, game):
 
 def test_finp_in_a_game_you_do_not_play_gets_820(login, carol, game):
     assert login(carol).send(f"FINP:{gid(game)}:bob").code == 820
+
+
+def test_finp_of_an_unknown_game_gets_820(login, alice, game):
+    assert login(alice).send("FINP:P0009999:bob").code == 820
+
+
+def test_finp_in_a_finished_game_gets_824(login, alice, game):
+    services.resign(game_id=game.pk, player=game.black)
+    assert login(alice).send(f"FINP:{gid(game)}:bob").code == 824
+    game = fresh(game)
+    assert (game.result, game.termination) == ("1-0", "resignation")
 
 
 def test_stat_describes_the_game_from_your_side(login, bob, game, play):
@@ -586,6 +691,10 @@ def test_stat_of_a_game_you_do_not_play_gets_820(login, carol, game):
     assert login(carol).send(f"STAT:{gid(game)}").code == 820
 
 
+def test_stat_of_an_unknown_game_gets_820(login, alice, game):
+    assert login(alice).send("STAT:P0009999").code == 820
+
+
 def test_stat_of_a_malformed_game_name_gets_802(login, alice):
     assert login(alice).send("STAT:game-one").code == 802
 
@@ -597,3 +706,14 @@ def test_srnk_lists_the_players_with_most_wins_first(login, alice, bob, carol, s
     reply = login(carol).send("SRNK")
     assert reply.code == 103
     assert reply.text == "alice:2,bob:1,carol:0,"
+
+
+@pytest.mark.parametrize("line", ["SRNK", "SRNK:"])
+def test_srnk_lists_ten_players_at_most(login, alice, make_player, line):
+    # The seed writes "SRNK : <CRLF>"; the bare code is accepted too.
+    for n in range(12):
+        player = make_player(f"winner{n:02d}")
+        PlayerRecord.objects.filter(player=player).update(wins=20 - n)
+    reply = login(alice).send(line)
+    assert reply.code == 103
+    assert reply.text == "".join(f"winner{n:02d}:{20 - n}," for n in range(10))

@@ -8,8 +8,10 @@ import struct
 import pytest
 from django.contrib.auth import get_user_model
 
+from games import rules
 from games.models import Game
 from legacy_tcp.client import jgda
+from tests.games.knight_walks import knight_walk
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -81,6 +83,32 @@ def test_finp_claims_a_threefold_repetition(pair):
     assert (reply.code, reply.text) == (103, "2:3")
     game = Game.objects.get(pk=int(name[1:]))
     assert game.termination == "threefold_repetition"
+
+
+def test_finp_claims_the_fifty_move_rule(login, alice, bob, game, play):
+    # A hundred quiet plies through the service layer, as the browsers would play them.
+    game = play(game, "e4", "e5", *knight_walk(["e4", "e5"], 100))
+    assert rules.halfmove_clock(game.fen) >= 100 and game.is_active
+    reply = login(alice).send(f"FINP:{game.public_id}:bob")
+    assert (reply.code, reply.text) == (103, "2:3")
+    game.refresh_from_db()
+    assert (game.result, game.termination) == ("1/2-1/2", "fifty_moves")
+
+
+def test_a_move_that_stalemates_ends_the_game_drawn(pair, game, play):
+    white, black = pair
+    # Sam Loyd's ten-move stalemate, all but its last move played beforehand.
+    play(
+        game,
+        *["e3", "a5", "Qh5", "Ra6", "Qxa5", "h5", "h4", "Rah6", "Qxc7", "f6"],
+        *["Qxd7+", "Kf7", "Qxb7", "Qd3", "Qxb8", "Qh7", "Qxc8", "Kg6"],
+    )
+    reply = white.send(jgda(game.public_id, 19, "c8e6"))
+    assert (reply.code, reply.text) == (103, "19:2:3")  # finished, ganador 3: a draw
+    assert white.send(f"STAT:{game.public_id}").text.split(":")[4:6] == ["2", "3"]
+    game.refresh_from_db()
+    assert (game.result, game.termination) == ("1/2-1/2", "stalemate")
+    assert black.send(jgda(game.public_id, 20, "g6h6")).code == 824
 
 
 def test_spar_syncs_incrementally(pair):
