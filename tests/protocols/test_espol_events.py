@@ -1,5 +1,5 @@
 """Across front doors: a move over TCP reaches the channel layer and the browsers' sockets,
-and a move made through the service layer (as the browser does) is seen over TCP.
+and a move made in a browser's socket (or through the service layer) is seen over TCP.
 
 The server here runs on the test's own event loop, as ``manage.py serve`` runs it beside
 Daphne: with the in-memory channel layer that is the only way the two doors meet.
@@ -84,6 +84,35 @@ async def test_move_over_tcp_reaches_a_browser_socket_watching_the_game(
     assert frame["version"] == game.version + 1
     await socket.disconnect()
     await client.close()
+
+
+async def test_move_made_in_a_browser_socket_is_seen_by_spar(loop_server, alice, bob, game):
+    from channels.testing import WebsocketCommunicator
+
+    from ajedrez.asgi import application
+
+    watcher = await AsyncEspolClient.open(loop_server.port)
+    await watcher.login("bob", PASSWORD)
+    assert (await watcher.send(f"SPAR:{game.public_id}:0")).code == 840
+    cookie = await sync_to_async(session_cookie)(alice)
+    socket = WebsocketCommunicator(
+        application,
+        f"/ws/games/{game.pk}/",
+        headers=[(b"host", b"localhost"), (b"origin", b"http://localhost"), (b"cookie", cookie)],
+    )
+    connected, _ = await socket.connect()
+    assert connected
+    assert (await socket.receive_json_from(timeout=5))["type"] == "snapshot"
+    await socket.send_json_to({"type": "move", "number": 1, "move": "e2e4"})
+    for _ in range(5):  # the ack and the move's own event may come in either order
+        frame = await socket.receive_json_from(timeout=5)
+        if frame["type"] == "ack":
+            break
+    assert frame == {"type": "ack", "action": "move", "version": game.version + 1}
+    reply = await watcher.send(f"SPAR:{game.public_id}:0")
+    assert (reply.code, reply.text) == (103, "1:e2e4:0:1228:0,")
+    await socket.disconnect()
+    await watcher.close()
 
 
 def test_move_made_through_the_service_layer_is_seen_by_spar(login, bob, game):
