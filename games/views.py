@@ -47,7 +47,9 @@ def error_status(error: errors.DomainError) -> int:
 
 
 class MoveForm(forms.Form):
-    number = forms.IntegerField(min_value=1, max_value=100_000)
+    number = forms.IntegerField(
+        min_value=1, max_value=100_000, label=gettext_lazy("Move number")
+    )
     move = forms.CharField(
         max_length=10, strip=True, label=gettext_lazy("Move (SAN or UCI)")
     )
@@ -55,7 +57,9 @@ class MoveForm(forms.Form):
 
 class DrawAnswerForm(forms.Form):
     accept = forms.TypedChoiceField(
-        choices=[("yes", "yes"), ("no", "no")], coerce=lambda v: v == "yes"
+        choices=[("yes", "yes"), ("no", "no")],
+        coerce=lambda v: v == "yes",
+        label=gettext_lazy("Answer to the draw offer"),
     )
 
 
@@ -163,6 +167,9 @@ def game_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "moves": data["moves"],
             "claimable": data["claimable"],
             "move_form": MoveForm(initial={"number": game.next_move_number}),
+            # The chess move number (a move is white's ply and black's), as the script
+            # shows it; next_move_number counts plies.
+            "move_number": (game.next_move_number + 1) // 2,
         },
     )
 
@@ -229,7 +236,12 @@ def _act(
 
 
 def _form_error(request: HttpRequest, pk: int, form: forms.Form) -> HttpResponse:
-    text = " ".join(f"{name}: {' '.join(errs)}" for name, errs in form.errors.items())
+    """Refuse an invalid form, naming each field by its (translated) label, not its
+    name in the code."""
+    text = " ".join(
+        f"{form[name].label}: {' '.join(errs)}" if name in form.fields else " ".join(errs)
+        for name, errs in form.errors.items()
+    )
     if _wants_json(request):
         return JsonResponse(
             {"type": "error", "code": "invalid_form", "message": text, "fields": form.errors},

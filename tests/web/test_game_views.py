@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
@@ -190,6 +191,20 @@ def test_malformed_move_form_is_refused_with_400(as_alice, game, form):
     assert not game.moves.exists()
 
 
+def test_move_form_errors_name_the_field_by_its_label(as_alice, game):
+    response = as_alice.post(url("game_move", game), {"number": "one", "move": "e2e4"})
+
+    assert [str(m) for m in get_messages(response.wsgi_request)] == [
+        "Move number: Enter a whole number."
+    ]
+
+
+def test_move_form_errors_over_json_name_the_field_by_its_label(as_alice, game):
+    response = as_alice.post(url("game_move", game), {"number": 1}, **JSON)
+
+    assert response.json()["message"] == "Move (SAN or UCI): This field is required."
+
+
 def test_non_player_move_is_forbidden(as_carol, game):
     response = as_carol.post(url("game_move", game), {"number": 1, "move": "e2e4"}, **JSON)
     assert response.status_code == 403
@@ -363,3 +378,18 @@ def test_status_bar_preference_hides_the_bar(as_alice, alice, game):
     alice.preferences.save()
     html = as_alice.get(url("game_detail", game)).content.decode()
     assert 'id="status-bar" class="status-bar small d-none"' in html
+
+
+def status_bar(html: str) -> str:
+    start = html.index('id="status-bar"')
+    return html[start : html.index("</div>", start)]
+
+
+@pytest.mark.parametrize(
+    "moves, number", [((), 1), (("e4",), 1), (("e4", "e5"), 2), (("e4", "e5", "Nf3"), 2)]
+)
+def test_status_bar_move_number_counts_moves_not_plies(as_alice, game, play, moves, number):
+    play(game, *moves)
+    html = as_alice.get(url("game_detail", game)).content.decode()
+    assert f">move {number}</span>" in status_bar(html)
+
