@@ -25,6 +25,7 @@ const state = {
   claimable: data.claimable,
   ply: data.moves.length, // the position shown; moves.length = live
   orientation: data.prefs.orientation,
+  coordinates: data.prefs.coordinates,
   pending: false,
   connection: "connecting",
 };
@@ -236,6 +237,7 @@ function renderPanels() {
 
 function renderStatus() {
   const conn = $("#status-connection");
+  conn.hidden = false;
   conn.dataset.state = state.connection;
   conn.querySelector(".conn-text").textContent = S[state.connection];
   const g = state.game;
@@ -482,6 +484,14 @@ document.addEventListener("keydown", (e) => {
 $("#flip").addEventListener("click", () => {
   state.orientation = state.orientation === "white" ? "black" : "white";
   renderBoard();
+});
+
+// Chessground draws the coordinates when it builds the board: redraw it whole.
+$("#toggle-coordinates").addEventListener("click", (e) => {
+  state.coordinates = !state.coordinates;
+  e.currentTarget.setAttribute("aria-pressed", String(state.coordinates));
+  ground.set({ coordinates: state.coordinates });
+  ground.redrawAll();
 });
 
 const moveForm = $("#move-form");

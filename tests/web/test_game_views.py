@@ -393,3 +393,23 @@ def test_status_bar_move_number_counts_moves_not_plies(as_alice, game, play, mov
     html = as_alice.get(url("game_detail", game)).content.decode()
     assert f">move {number}</span>" in status_bar(html)
 
+
+def test_connection_state_stays_visible_when_the_status_bar_is_hidden(as_alice, alice, game):
+    alice.preferences.show_status_bar = False
+    alice.preferences.save()
+    html = as_alice.get(url("game_detail", game)).content.decode()
+    assert 'id="status-connection"' not in status_bar(html)
+    assert 'id="status-connection"' in html
+
+
+def coordinates_toggle(client, game: Game) -> str:
+    html = client.get(url("game_detail", game)).content.decode()
+    start = html.index('id="toggle-coordinates"')
+    return html[start : html.index(">", start)]
+
+
+@pytest.mark.parametrize("shown", [True, False])
+def test_coordinates_toggle_starts_from_the_preference(as_alice, alice, game, shown):
+    alice.preferences.show_coordinates = shown
+    alice.preferences.save()
+    assert f'aria-pressed="{str(shown).lower()}"' in coordinates_toggle(as_alice, game)
