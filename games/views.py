@@ -110,6 +110,8 @@ def _js_strings() -> dict[str, str]:
         "moveNumber": _("move"),
         "lastMoveTook": _("last move took"),
         "copied": _("Copied."),
+        "sessionEnded": _("Your session has ended: reload the page to log in again."),
+        "serverError": _("The server did not answer as expected: reload the page."),
         "inProgress": _("in progress"),
         "whiteWins": _("White wins"),
         "blackWins": _("Black wins"),

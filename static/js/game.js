@@ -268,16 +268,27 @@ function render() {
   renderStatus();
 }
 
-function showError(message) {
+// An error shows for a few seconds; a sticky one (the session has ended) stays, since
+// nothing on the page can be done until it is reloaded.
+let stickyError = false;
+
+function showError(message, { sticky = false } = {}) {
+  if (stickyError) return;
   const box = $("#game-error");
   box.textContent = message;
   box.classList.remove("d-none");
   clearTimeout(showError.timer);
-  showError.timer = setTimeout(() => box.classList.add("d-none"), 6000);
+  stickyError = sticky;
+  if (!sticky) showError.timer = setTimeout(() => box.classList.add("d-none"), 6000);
 }
 
 function clearError() {
-  $("#game-error").classList.add("d-none");
+  if (!stickyError) $("#game-error").classList.add("d-none");
+}
+
+function sessionEnded() {
+  stopPolling();
+  showError(S.sessionEnded, { sticky: true });
 }
 
 // ------------------------------------------------------------------ applying server state
@@ -377,7 +388,11 @@ function connect() {
   ws.addEventListener("close", (e) => {
     ws = null;
     setConnection("offline");
-    if (e.code === 4401 || e.code === 4404) return; // logged out or no such game
+    if (e.code === 4401) {
+      sessionEnded();
+      return;
+    }
+    if (e.code === 4404) return; // no such game
     startPolling();
     // Back off 0.5 s, 1 s, 2 s … up to 30 s, with jitter so pages do not stampede.
     const delay = Math.min(30000, 500 * 2 ** reconnectAttempts) * (0.75 + Math.random() / 2);
@@ -401,7 +416,8 @@ async function poll() {
       headers: { Accept: "application/json" },
       credentials: "same-origin",
     });
-    if (response.ok) applySnapshot(await response.json());
+    if (response.redirected) sessionEnded(); // to the login page
+    else if (response.ok) applySnapshot(await response.json());
   } catch {
     // offline: the next poll or the socket will catch up
   }
@@ -439,19 +455,41 @@ async function send(type, fields = {}) {
     body.append(key, typeof value === "boolean" ? (value ? "yes" : "no") : value);
   }
   body.append("after", state.moves.length);
+  let response;
   try {
-    const response = await fetch(data.urls[HTTP_ACTIONS[type]], {
+    response = await fetch(data.urls[HTTP_ACTIONS[type]], {
       method: "POST",
       body,
       credentials: "same-origin",
       headers: { Accept: "application/json", "X-CSRFToken": csrfToken() },
     });
-    const payload = await response.json();
-    if (response.ok) applySnapshot(payload);
-    else onActionError(payload);
   } catch {
     onActionError({ message: S.offline });
+    return;
   }
+  // The actions answer JSON. Anything else is not from them: the login page after the
+  // session expired (a redirect), Django's CSRF refusal (403, after logging out and in
+  // elsewhere), or a server error page. None of them means "offline".
+  const json = (response.headers.get("Content-Type") || "").includes("application/json");
+  if (!json) {
+    state.pending = false;
+    render();
+    if (response.redirected || response.status === 401 || response.status === 403) {
+      sessionEnded();
+    } else {
+      showError(S.serverError);
+    }
+    return;
+  }
+  let payload;
+  try {
+    payload = await response.json();
+  } catch {
+    onActionError({ message: S.serverError });
+    return;
+  }
+  if (response.ok) applySnapshot(payload);
+  else onActionError(payload);
 }
 
 // ------------------------------------------------------------------ controls
