@@ -110,6 +110,7 @@ def _js_strings() -> dict[str, str]:
         "moveNumber": _("move"),
         "lastMoveTook": _("last move took"),
         "copied": _("Copied."),
+        "copyFailed": _("Could not copy: select the text and copy it by hand."),
         "sessionEnded": _("Your session has ended: reload the page to log in again."),
         "serverError": _("The server did not answer as expected: reload the page."),
         "inProgress": _("in progress"),

@@ -559,29 +559,94 @@ document.querySelectorAll("form[data-action]").forEach((form) => {
   });
 });
 
+// Throws when neither the Clipboard API nor the old execCommand could copy.
 async function copyText(text) {
   try {
     await navigator.clipboard.writeText(text);
+    return;
   } catch {
-    const area = document.createElement("textarea");
-    area.value = text;
-    document.body.append(area);
-    area.select();
-    document.execCommand("copy");
-    area.remove();
+    // No permission or no secure context: try the old way.
   }
+  const area = document.createElement("textarea");
+  area.value = text;
+  area.setAttribute("readonly", "");
+  area.style.position = "fixed";
+  area.style.opacity = "0";
+  document.body.append(area);
+  area.select();
+  const copied = document.execCommand("copy");
+  area.remove();
+  if (!copied) throw new Error("copy refused");
 }
 
-$("#copy-pgn").addEventListener("click", async (e) => {
-  const response = await fetch(data.urls.pgn, { credentials: "same-origin" });
-  await copyText(await response.text());
-  e.target.dataset.copied = "true";
+function exportFeedback(message, ok) {
+  const box = $("#export-feedback");
+  box.textContent = message;
+  box.classList.toggle("is-ok", ok);
+  box.classList.toggle("is-error", !ok);
+  clearTimeout(exportFeedback.timer);
+  if (ok) exportFeedback.timer = setTimeout(() => (box.textContent = ""), 4000);
+}
+
+async function copyWithFeedback(button, readText) {
+  delete button.dataset.copied;
+  let text;
+  try {
+    text = await readText();
+  } catch (error) {
+    exportFeedback(error.message || S.serverError, false);
+    return;
+  }
+  try {
+    await copyText(text);
+  } catch {
+    exportFeedback(S.copyFailed, false);
+    return;
+  }
+  button.dataset.copied = "true";
+  exportFeedback(S.copied, true);
+}
+
+$("#copy-pgn").addEventListener("click", (e) =>
+  copyWithFeedback(e.currentTarget, async () => {
+    let response;
+    try {
+      response = await fetch(data.urls.pgn, { credentials: "same-origin" });
+    } catch {
+      throw new Error(S.offline);
+    }
+    if (response.redirected) throw new Error(S.sessionEnded);
+    if (!response.ok) throw new Error(S.serverError);
+    return response.text();
+  }),
+);
+
+$("#copy-fen").addEventListener("click", (e) =>
+  copyWithFeedback(e.currentTarget, async () => fenAt(state.ply)),
+);
+
+// The FEN of the position shown, as a file: made here, the server is not asked.
+const downloadFen = $("#download-fen");
+downloadFen.hidden = false;
+downloadFen.addEventListener("click", () => {
+  const blob = new Blob([fenAt(state.ply) + "\n"], { type: "text/plain" });
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(blob);
+  link.download = downloadFen.dataset.filename;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
 });
 
-$("#copy-fen").addEventListener("click", async (e) => {
-  await copyText(fenAt(state.ply));
-  e.target.dataset.copied = "true";
-});
+// A click (or tabbing in) selects the whole FEN, ready to copy by hand; dragging over
+// part of it still selects just that part.
+const fenInput = $("#fen");
+const selectFen = () => {
+  if (fenInput.selectionStart === fenInput.selectionEnd) fenInput.select();
+};
+fenInput.addEventListener("focus", selectFen);
+fenInput.addEventListener("click", selectFen);
 
 // Handles for the browser tests and for debugging from the console.
 window.ajedrezGame = {

@@ -413,3 +413,9 @@ def test_coordinates_toggle_starts_from_the_preference(as_alice, alice, game, sh
     alice.preferences.show_coordinates = shown
     alice.preferences.save()
     assert f'aria-pressed="{str(shown).lower()}"' in coordinates_toggle(as_alice, game)
+
+
+def test_export_has_a_live_region_for_copy_feedback(as_alice, game):
+    html = as_alice.get(url("game_detail", game)).content.decode()
+    assert 'id="export-feedback"' in html
+    assert page_data(as_alice.get(url("game_detail", game)))["strings"]["copyFailed"]
