@@ -111,6 +111,13 @@ function isPromotion(orig, dest) {
   return piece && piece.role === "pawn" && (dest[1] === "8" || dest[1] === "1");
 }
 
+// Closes the open promotion picker as if cancelled; null while none is open.
+let cancelPromotion = null;
+
+function promotionOpen() {
+  return cancelPromotion !== null;
+}
+
 function choosePromotion(colour) {
   const picker = $("#promotion");
   picker.querySelectorAll("piece").forEach((p) => {
@@ -121,11 +128,13 @@ function choosePromotion(colour) {
   picker.querySelector(".promotion-choice").focus();
   return new Promise((resolve) => {
     const done = (letter) => {
+      cancelPromotion = null;
       picker.classList.add("d-none");
       picker.removeEventListener("click", onClick);
       document.removeEventListener("keydown", onKey, true);
       resolve(letter);
     };
+    cancelPromotion = () => done(null);
     const onClick = (e) => {
       const button = e.target.closest("button[data-piece]");
       if (button) done(button.dataset.piece || null);
@@ -170,6 +179,9 @@ function formatSeconds(total) {
 
 function renderMoves() {
   const list = $("#move-list");
+  // Rebuilding the list drops the focused move button; the focus then stays in the
+  // list (on the current move), so the replay keys keep working.
+  const hadFocus = list.contains(document.activeElement) && document.activeElement !== list;
   list.replaceChildren();
   let li = null;
   for (const move of state.moves) {
@@ -198,6 +210,7 @@ function renderMoves() {
   }
   const current = list.querySelector(".current");
   if (current) current.scrollIntoView({ block: "nearest" });
+  if (hadFocus) (current || list).focus({ preventScroll: true });
 }
 
 function resultText(g) {
@@ -293,7 +306,14 @@ function sessionEnded() {
 
 // ------------------------------------------------------------------ applying server state
 
+// A live update redraws the board: a promotion being chosen on the old position is
+// cancelled (the pawn goes back), the player sees the new state and may try again.
+function closePromotionForUpdate() {
+  if (promotionOpen()) cancelPromotion();
+}
+
 function applySnapshot(snap) {
+  closePromotionForUpdate();
   const wasLive = isLive();
   if (snap.after === 0) {
     state.moves = snap.moves;
@@ -326,6 +346,7 @@ function applyEvent(event) {
     requestSync();
     return;
   }
+  closePromotionForUpdate();
   const wasLive = isLive();
   if (event.move) {
     if (event.move.number !== state.moves.length + 1) {
@@ -510,14 +531,34 @@ $("#move-list").addEventListener("click", (e) => {
   if (button) step(Number(button.dataset.ply));
 });
 
+// Where the replay keys step through the game: the board, the move list and the replay
+// buttons. Anywhere else (a field, a link, another button) the keys keep their usual
+// meaning. On the page itself (nothing focused) the arrows step too, but Home and End
+// still scroll the page.
+const REPLAY_KEYS = { ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last" };
+const REPLAY_AREAS = "#board, #move-list, .replay-buttons";
+
 document.addEventListener("keydown", (e) => {
-  if (e.target.closest("input, textarea, select, [contenteditable]")) return;
-  const to = { ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last" }[e.key];
-  if (to) {
-    e.preventDefault();
-    step(to);
-  }
+  const to = REPLAY_KEYS[e.key];
+  if (!to || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+  if (promotionOpen()) return; // the picker is a dialog over the board
+  const target = e.target;
+  const onPage = target === document.body || target === document.documentElement;
+  const inReplayArea = target instanceof Element && target.closest(REPLAY_AREAS);
+  if (!inReplayArea && !(onPage && (to === "prev" || to === "next"))) return;
+  e.preventDefault();
+  step(to);
 });
+
+// Clicking the board does not focus it (chessground handles the pointer itself): focus
+// it here, so the replay keys work after playing on it. Focused by the pointer, it
+// shows no focus ring (the CSS reads data-pointer-focus).
+const boardElement = document.getElementById("board");
+boardElement.addEventListener("pointerdown", () => {
+  boardElement.dataset.pointerFocus = "true";
+  boardElement.focus({ preventScroll: true });
+});
+boardElement.addEventListener("blur", () => delete boardElement.dataset.pointerFocus);
 
 $("#flip").addEventListener("click", () => {
   state.orientation = state.orientation === "white" ? "black" : "white";
