@@ -1,15 +1,40 @@
 // The dashboard's live part: on any event of the player's games or challenges, fetch the
 // page's "?partial=1" fragment and swap it into #dashboard-live. Reconnects by itself
-// with backoff; events that arrive together cause a single refetch.
+// with backoff; events that arrive together cause a single refetch. The connection state
+// shows in #live-connection; a refresh that cannot be done says why in #dashboard-error.
 (() => {
   const target = document.getElementById("dashboard-live");
   if (!target || !("WebSocket" in window)) return;
+  const indicator = document.getElementById("live-connection");
+  const errorBox = document.getElementById("dashboard-error");
 
   let attempts = 0;
   let refreshing = false;
   let again = false;
+  let stopped = false;
+
+  function setConnection(name) {
+    document.body.dataset.live = name;
+    if (!indicator) return;
+    indicator.hidden = false;
+    indicator.dataset.state = name;
+    indicator.querySelector(".conn-text").textContent = indicator.dataset[name];
+  }
+
+  function showProblem(message) {
+    if (!errorBox) return;
+    errorBox.textContent = message;
+    errorBox.classList.remove("d-none");
+  }
+
+  // After the session has ended every request would bring the login page back: stop.
+  function sessionEnded() {
+    stopped = true;
+    showProblem(errorBox?.dataset.sessionEnded);
+  }
 
   async function refresh() {
+    if (stopped) return;
     if (refreshing) {
       again = true;
       return;
@@ -20,11 +45,20 @@
         credentials: "same-origin",
         headers: { "X-Requested-With": "fetch" },
       });
-      if (response.ok) {
+      // login_required sends an expired session to the login page: that page must not
+      // be pasted into the dashboard.
+      if (response.redirected || response.status === 401 || response.status === 403) {
+        sessionEnded();
+      } else if (!response.ok) {
+        showProblem(errorBox?.dataset.serverError);
+      } else {
         const live = document.getElementById("dashboard-live");
         live.innerHTML = await response.text();
+        errorBox?.classList.add("d-none");
         live.dispatchEvent(new CustomEvent("dashboard:refreshed", { bubbles: true }));
       }
+    } catch {
+      // Network down: the socket drops too, and its reconnection refreshes the page.
     } finally {
       refreshing = false;
       if (again) {
@@ -37,12 +71,12 @@
   function connect() {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     const socket = new WebSocket(`${scheme}//${location.host}/ws/player/`);
-    document.body.dataset.live = "connecting";
+    setConnection("connecting");
     socket.addEventListener("open", () => {
       // Anything that happened while we were away is in the fresh fragment.
       if (attempts > 0) refresh();
       attempts = 0;
-      document.body.dataset.live = "connected";
+      setConnection("connected");
     });
     socket.addEventListener("message", (e) => {
       let msg;
@@ -54,8 +88,12 @@
       if (msg.type === "event") refresh();
     });
     socket.addEventListener("close", (e) => {
-      document.body.dataset.live = "offline";
-      if (e.code === 4401) return; // logged out
+      setConnection("offline");
+      if (e.code === 4401) {
+        sessionEnded();
+        return;
+      }
+      if (stopped) return;
       const delay = Math.min(30000, 500 * 2 ** attempts) * (0.75 + Math.random() / 2);
       attempts += 1;
       setTimeout(connect, delay);

@@ -170,6 +170,17 @@ def test_full_dashboard_wraps_the_live_part_and_loads_the_live_script(as_alice, 
     assert 'type="module"' in html
 
 
+def test_full_dashboard_has_a_connection_indicator_and_a_place_for_problems(as_alice, game):
+    html = text(as_alice.get(reverse("dashboard")))
+
+    # Both outside the live part, which the script replaces on every refresh.
+    before_live = html[: html.index('<div id="dashboard-live">')]
+    assert 'id="live-connection"' in before_live
+    assert 'data-connected="connected"' in before_live
+    assert 'id="dashboard-error"' in before_live
+    assert "Your session has ended: reload the page to log in again." in before_live
+
+
 def test_partial_dashboard_returns_only_the_live_part(as_alice, game):
     response = as_alice.get(reverse("dashboard"), {"partial": "1"})
 
