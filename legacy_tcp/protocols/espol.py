@@ -512,26 +512,23 @@ def frames(code: int, data: str | bytes = b"") -> bytes:
 
 
 def record_frames(code: int, records: Iterable[str], *, head: str = "") -> bytes:
-    """A list response: each frame's data is ``head`` then as many whole records as fit.
+    """A list response: ``head`` then the records, each frame holding whole records only.
 
     Records carry their own separators: ``P0000001:bob:N:0,`` (PPEN), ``1:e2e4:0:1228:0,``
-    (SPAR), ``alice:3,`` (SRNK) end in a comma, so the frames' data concatenated is the
-    whole list. ``head`` starts every frame: seed 000 gives the buffer of TRAN and of JAUT
-    the format ``<fecha>,<user1>,...,<usern>`` ("cada buffer que llega al cliente", of
-    JAUT), so those two pass the date as ``head`` and each name as ``,name``, and every
-    frame reads as a whole answer. With no records, one frame holds ``head``.
+    (SPAR), ``alice:3,`` (SRNK) end in a comma, and TRAN and JAUT send the date as ``head``
+    and each name as ``,name``. The frames' data concatenated is the whole answer, as the
+    protocol page says a client reads it (it overrides seed 000, whose JAUT text repeats
+    the date in every buffer); no frame ends inside a record or a UTF-8 character.
     """
-    head_bytes = head.encode("utf-8")
-    room = MAX_FRAME_DATA - len(head_bytes)
     chunks: list[bytes] = []
-    current = bytearray(head_bytes)
+    current = bytearray(head.encode("utf-8"))
     for record in records:
         data = record.encode("utf-8")
-        if len(data) > room:
+        if len(data) > MAX_FRAME_DATA:
             raise ValueError(f"a record of {len(data)} bytes does not fit in a frame")
         if len(current) + len(data) > MAX_FRAME_DATA:
             chunks.append(bytes(current))
-            current = bytearray(head_bytes)
+            current = bytearray()
         current += data
     chunks.append(bytes(current))
     return _join_frames(code, chunks)

@@ -195,4 +195,4 @@ def test_espol_client_prints_each_frame_of_a_long_list_on_its_own_line():
     (response,) = FrameDecoder().feed(record_frames(103, names, head="01795387085"))
     lines = show(response).splitlines()
     assert lines[0] == f"103 [{len(response.data)} bytes in 2 frames]"
-    assert [line[:14] for line in lines[1:]] == ["  01795387085,"] * 2
+    assert [line[:14] for line in lines[1:]] == ["  01795387085,", "  ,player00504"]
