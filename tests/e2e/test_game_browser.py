@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from playwright.sync_api import Page, expect
 
-from accounts import services as accounts
 from accounts.models import SubscriptionRequest
 from games.models import Game
 
@@ -92,12 +93,24 @@ def log_in(page: Page, username: str) -> None:
 # --------------------------------------------------------------------------- scenarios
 
 
-def test_subscribe_approve_challenge_and_mate_with_live_updates(new_page, screenshot):
+def approve_all_in_the_admin(page: Page) -> None:
+    """An administrator approves every pending request with the changelist's action."""
+    page.goto("/admin/accounts/subscriptionrequest/?status__exact=pending")
+    page.locator("#action-toggle").check()
+    page.locator("select[name=action]").select_option("approve")
+    page.locator("button[name=index]").click()
+    expect(page.locator("ul.messagelist")).to_contain_text("Approved")
+
+
+def test_subscribe_approve_challenge_and_mate_with_live_updates(
+    new_page, make_player, screenshot
+):
+    admin = make_player("admin", is_staff=True, is_superuser=True)
     ana, beto = new_page(), new_page()
     subscribe(ana, "ana")
     subscribe(beto, "beto")
-    for request in SubscriptionRequest.objects.filter(status="pending").order_by("pk"):
-        accounts.approve_subscription(request_id=request.pk, admin=None)
+    approve_all_in_the_admin(new_page(admin))
+    assert not SubscriptionRequest.objects.filter(status="pending").exists()
     log_in(ana, "ana")
     log_in(beto, "beto")
 
@@ -173,6 +186,26 @@ def test_promotion_through_the_picker(new_page, game, alice, bob, play, screensh
     expect_moves(black, 9)
     assert move_list(black)[-1] == "a8=N"
     assert Game.objects.get(pk=game.pk).moves.get(number=9).uci == "a7a8n"
+
+
+def test_live_update_closes_the_promotion_picker_and_puts_the_pawn_back(
+    new_page, game, alice, bob, play
+):
+    play(game, "a4", "b5", "axb5", "a6", "bxa6", "Nc6", "a7", "Rb8")
+    white, black = open_game(new_page(alice), game), open_game(new_page(bob), game)
+    drag(white, "a7", "a8")
+    picker = white.locator("#promotion")
+    expect(picker).to_be_visible()
+    # The picker is a dialog over the board: the replay keys wait until it is closed.
+    white.keyboard.press("ArrowLeft")
+    white.keyboard.press("Home")
+    assert shown_ply(white) == 8
+    expect(picker).to_be_visible()
+    black.locator("#btn-draw-offer").click()
+    expect(white.locator("#draw-banner")).to_be_visible()
+    expect(picker).to_be_hidden()
+    assert white.evaluate("window.ajedrezGame.boardFen()").startswith("1rbqkbnr/P1pppppp")
+    assert Game.objects.get(pk=game.pk).next_move_number == 9
 
 
 def test_promotion_cancelled_puts_the_pawn_back(new_page, game, alice, play):
@@ -289,6 +322,54 @@ def test_move_list_replay_with_buttons_and_keys(new_page, game, alice, play):
     assert white.locator("#move-list .move.current").inner_text() == "Nf3"
 
 
+def shown_ply(page: Page) -> int:
+    return page.evaluate("window.ajedrezGame.state.ply")
+
+
+def test_replay_keys_step_back_to_the_start_and_forward_to_the_end(new_page, game, bob, play):
+    play(game, "e4", "e5", "Nf3")
+    black = open_game(new_page(bob), game)
+    fen = black.locator("#fen")
+    current = black.locator("#move-list .move.current")
+    black.locator("#board").focus()
+    black.keyboard.press("ArrowLeft")
+    assert shown_ply(black) == 2
+    expect(current).to_have_text("e5")
+    assert fen.input_value().startswith("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w")
+    expect(black.locator("#game")).to_have_attribute("data-can-move", "false")
+    black.keyboard.press("Home")
+    assert shown_ply(black) == 0
+    expect(current).to_have_count(0)
+    assert fen.input_value().startswith("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w")
+    black.keyboard.press("End")
+    assert shown_ply(black) == 3
+    expect(current).to_have_text("Nf3")
+    assert fen.input_value().startswith("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b")
+    expect(black.locator("#game")).to_have_attribute("data-can-move", "true")
+    # A clicked move keeps the focus in the list, so the keys go on working there.
+    black.locator("#move-list .move", has_text="e4").click()
+    black.keyboard.press("End")
+    assert shown_ply(black) == 3
+
+
+def test_replay_keys_leave_fields_links_and_page_scrolling_alone(new_page, game, alice, play):
+    play(game, "e4", "e5", "Nf3", "Nc6")
+    white = open_game(new_page(alice), game)
+    white.locator("#move-input").focus()
+    white.keyboard.press("Home")
+    white.keyboard.press("ArrowLeft")
+    assert shown_ply(white) == 4
+    white.get_by_role("link", name="Download PGN").focus()
+    white.keyboard.press("Home")
+    assert shown_ply(white) == 4
+    # Nothing focused: the arrows step, Home and End are the page's own.
+    white.evaluate("document.activeElement.blur()")
+    white.keyboard.press("Home")
+    assert shown_ply(white) == 4
+    white.keyboard.press("ArrowLeft")
+    assert shown_ply(white) == 3
+
+
 def test_game_page_fits_a_phone_screen(new_page, game, alice, play, screenshot):
     play(game, "e4", "e5", "Nf3", "Nc6")
     phone = open_game(new_page(alice, width=390, height=844), game)
@@ -338,12 +419,33 @@ def test_click_click_move_and_flip(new_page, game, alice, bob):
     expect(board).to_have_class(re.compile(r"orientation-black"))
 
 
+def test_coordinates_toggle_redraws_the_board_at_once(new_page, game, alice, bob):
+    white, black = open_game(new_page(alice), game), open_game(new_page(bob), game)
+    coords = white.locator("#board coords")
+    toggle = white.locator("#toggle-coordinates")
+    expect(coords).to_have_count(2)  # ranks and files
+    toggle.click()
+    expect(coords).to_have_count(0)
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+    # The board still plays, and a move redraws it without bringing them back.
+    drag(white, "e2", "e4")
+    expect_moves(black, 1)
+    expect(coords).to_have_count(0)
+    toggle.click()
+    expect(coords).to_have_count(2)
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+
+
 def test_copy_fen_and_pgn(new_page, game, alice, play, server_url):
     play(game, "e4", "e5")
     white = open_game(new_page(alice), game)
     white.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server_url)
+    feedback = white.locator("#export-feedback")
     white.locator("#copy-fen").click()
     expect(white.locator("#copy-fen")).to_have_attribute("data-copied", "true")
+    expect(feedback).to_have_text("Copied.")
+    expect(feedback).to_be_visible()
+    assert feedback.get_attribute("aria-live") == "polite"
     fen = white.evaluate("navigator.clipboard.readText()")
     assert fen == "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
     white.locator("#copy-pgn").click()
@@ -351,6 +453,34 @@ def test_copy_fen_and_pgn(new_page, game, alice, play, server_url):
     pgn = white.evaluate("navigator.clipboard.readText()")
     assert '[White "alice"]' in pgn
     assert "1. e4 e5" in pgn
+
+
+def test_copy_pgn_says_when_the_server_fails(new_page, game, alice, server_url):
+    white = open_game(new_page(alice), game)
+    white.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server_url)
+    white.evaluate("navigator.clipboard.writeText('before')")
+    white.route(f"**/games/{game.pk}/pgn/**", lambda route: route.fulfill(status=500, body="boom"))
+    white.locator("#copy-pgn").click()
+    expect(white.locator("#export-feedback")).to_have_text(
+        "The server did not answer as expected: reload the page."
+    )
+    assert white.locator("#copy-pgn").get_attribute("data-copied") is None
+    assert white.evaluate("navigator.clipboard.readText()") == "before"
+
+
+def test_fen_of_the_shown_position_downloads_and_selects_whole(new_page, game, alice, play):
+    play(game, "e4", "e5")
+    white = open_game(new_page(alice), game)
+    white.locator("[data-step=prev]").click()
+    with white.expect_download() as info:
+        white.locator("#download-fen").click()
+    assert info.value.suggested_filename == f"{game.public_id}.fen"
+    text = Path(info.value.path()).read_text(encoding="utf-8")
+    assert text == "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n"
+    fen = white.locator("#fen")
+    fen.click()
+    selected = fen.evaluate("el => el.value.slice(el.selectionStart, el.selectionEnd)")
+    assert selected == text.strip()
 
 
 def test_board_theme_from_preferences(new_page, game, alice, screenshot):
@@ -365,3 +495,75 @@ def test_board_theme_from_preferences(new_page, game, alice, screenshot):
     assert "rgb(134, 166, 102)" in background  # the green theme's dark squares
     expect(white.locator("#board coords")).to_have_count(0)
     screenshot(white, "game-green-no-coordinates")
+
+
+def test_connection_state_shows_with_the_status_bar_hidden(new_page, game, alice):
+    alice.preferences.show_status_bar = False
+    alice.preferences.save()
+    white = open_game(new_page(alice), game)
+    expect(white.locator("#status-bar")).to_be_hidden()
+    indicator = white.locator("#status-connection")
+    expect(indicator).to_be_visible()
+    expect(indicator).to_have_text("connected")
+    white.evaluate("window.ajedrezGame.socket.close()")
+    expect(indicator).to_have_attribute("data-state", "offline")
+    expect(indicator).to_be_visible()
+
+
+# --------------------------------------------------------------------------- dashboard
+
+
+def test_dashboard_moves_a_game_to_your_move_when_the_opponent_plays(
+    new_page, game, alice, bob, screenshot
+):
+    dashboard = new_page(bob)
+    dashboard.goto("/")
+    indicator = dashboard.locator("#live-connection")
+    expect(indicator).to_be_visible()
+    expect(indicator).to_have_attribute("data-state", "connected")
+    expect(indicator).to_have_text("connected")
+    row = f'[data-game-id="{game.pk}"]'
+    expect(dashboard.locator(f"#their-turn-games {row}")).to_have_count(1)
+    expect(dashboard.locator(f"#my-turn-games {row}")).to_have_count(0)
+    white = open_game(new_page(alice), game)
+    drag(white, "e2", "e4")
+    expect(dashboard.locator(f"#my-turn-games {row}")).to_have_count(1)
+    expect(dashboard.locator(f"#their-turn-games {row}")).to_have_count(0)
+    expect(dashboard.locator(f"#my-turn-games {row}")).to_contain_text("last move 1. e4")
+    screenshot(dashboard, "dashboard-live-your-move")
+
+
+def forget_the_session(page: Page) -> None:
+    """The session cookie goes, as when the session expires; the CSRF cookie stays."""
+    page.context.clear_cookies(name=settings.SESSION_COOKIE_NAME)
+
+
+def test_dashboard_says_the_session_ended_instead_of_showing_the_login_page(
+    new_page, game, alice, bob
+):
+    dashboard = new_page(bob)
+    dashboard.goto("/")
+    expect(dashboard.locator("#live-connection")).to_have_attribute("data-state", "connected")
+    forget_the_session(dashboard)
+    white = open_game(new_page(alice), game)
+    drag(white, "e2", "e4")  # an event for bob's dashboard, which then refetches
+    problem = dashboard.locator("#dashboard-error")
+    expect(problem).to_be_visible()
+    expect(problem).to_have_text("Your session has ended: reload the page to log in again.")
+    expect(dashboard.locator("#dashboard-live input[name=password]")).to_have_count(0)
+    expect(dashboard.locator(f'#their-turn-games [data-game-id="{game.pk}"]')).to_have_count(1)
+
+
+def test_page_without_websocket_says_the_session_ended_not_offline(new_page, game, alice):
+    white = new_page(alice)
+    white.add_init_script("delete window.WebSocket")
+    white.goto(f"/games/{game.pk}/")
+    expect(white.locator("#game")).to_have_attribute("data-connection", "offline")
+    forget_the_session(white)
+    white.fill("#move-input", "e4")
+    white.locator("#move-form button[type=submit]").click()
+    error = white.locator("#game-error")
+    expect(error).to_have_text("Your session has ended: reload the page to log in again.")
+    white.wait_for_timeout(6500)  # longer than an ordinary error stays
+    expect(error).to_be_visible()
+    assert not Game.objects.get(pk=game.pk).moves.exists()
