@@ -93,8 +93,8 @@ class _Drop(Exception):
 @dataclass(eq=False)
 class _Connection:
     session: handlers.Session
+    reader: asyncio.StreamReader
     writer: asyncio.StreamWriter
-    busy: bool = False
     commands: int = 0
     opened: float = field(default_factory=time.monotonic)
 
@@ -185,9 +185,12 @@ class EspolServer:
             return
         self._closing = True
         self._server.close()
-        for task, conn in list(self._connections.items()):
-            if not conn.busy:
-                task.cancel()
+        for conn in self._connections.values():
+            # Read nothing more, and end each wait for a line: a connection waiting for one
+            # closes, while a line that has already arrived (its task not yet resumed) is
+            # still answered. Cancelling the task instead would drop that line unanswered.
+            conn.writer.transport.pause_reading()
+            conn.reader.feed_eof()
         pending = list(self._connections)
         if pending:
             _done, late = await asyncio.wait(pending, timeout=grace)
@@ -231,7 +234,7 @@ class EspolServer:
             return
         task = asyncio.current_task()
         assert task is not None
-        conn = _Connection(handlers.Session(peer=peer), writer)
+        conn = _Connection(handlers.Session(peer=peer), reader, writer)
         self._connections[task] = conn
         writer.transport.set_write_buffer_limits(high=self.write_buffer_limit)
         logger.info("espol.connect peer=%s connections=%d", peer, len(self._connections))
@@ -281,15 +284,12 @@ class EspolServer:
                 logger.info("espol.command peer=%s command=<overlong> code=802", conn.session.peer)
                 continue
             except asyncio.IncompleteReadError:
-                return "eof"  # a half-sent last line is dropped with the connection
+                # A half-sent last line is dropped with the connection.
+                return "shutdown" if self._closing else "eof"
             except TimeoutError:
                 return "idle"
-            conn.busy = True
-            try:
-                reply = await self._answer(conn, line)
-                await self._send(conn, reply.encode())
-            finally:
-                conn.busy = False
+            reply = await self._answer(conn, line)
+            await self._send(conn, reply.encode())
             if reply.close:
                 return "quit"
         return "shutdown"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import threading
 from collections.abc import Callable, Iterator
 
@@ -116,3 +117,15 @@ def login(connect) -> Callable[..., EspolClient]:
 
 def code_of(response: Response | None) -> int | None:
     return None if response is None else response.code
+
+
+def make_certificate(tmp_path) -> tuple[str, str]:
+    """A self-signed certificate and its key for localhost, as PEM files."""
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-subj", "/CN=localhost", "-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+    )
+    return str(cert), str(key)

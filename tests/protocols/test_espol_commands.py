@@ -16,6 +16,7 @@ from django.db import connection
 
 from legacy_tcp.client import EspolClient
 from tests.conftest import PASSWORD
+from tests.protocols.conftest import make_certificate
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -31,30 +32,59 @@ def database_url() -> str:
     return f"postgresql://{user}@{db['HOST']}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
-def test_run_espol_server_serves_and_stops_on_sigterm(alice):
+def spawn_server(*options: str) -> tuple[subprocess.Popen, int]:
+    """``manage.py run_espol_server`` in a child process on a free port; returns it and the port."""
     env = {**os.environ, "DATABASE_URL": database_url(), "PYTHONUNBUFFERED": "1"}
     env.pop("REDIS_URL", None)
     child = subprocess.Popen(
-        [sys.executable, "manage.py", "run_espol_server", "--port", "0"],
+        [sys.executable, "manage.py", "run_espol_server", "--port", "0", *options],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
     )
+    banner = child.stdout.readline()
+    found = re.search(r":(\d+)", banner)
+    if found is None:
+        child.kill()
+        pytest.fail(f"no address in the banner: {banner!r}")
+    return child, int(found.group(1))
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_run_espol_server_serves_and_stops_on_a_signal(alice, stop_signal):
+    child, port = spawn_server()
     try:
-        banner = child.stdout.readline()
-        port = int(re.search(r":(\d+)", banner).group(1))
         client = EspolClient("127.0.0.1", port)
         # USER proves the child reads the test database (its password hashers differ).
         assert client.send("USER:alice").code == 101
-        child.send_signal(signal.SIGTERM)
+        child.send_signal(stop_signal)
         assert child.wait(timeout=20) == 0
         assert client.receive() is None
         client.close()
     finally:
         if child.poll() is None:
             child.kill()
+
+
+def test_run_espol_server_speaks_tls_with_certfile_and_keyfile(alice, tmp_path):
+    cert, key = make_certificate(tmp_path)
+    child, port = spawn_server("--certfile", cert, "--keyfile", key)
+    try:
+        client = EspolClient("127.0.0.1", port, tls=True)
+        assert client.send("USER:alice").code == 101
+        client.close()
+        # A client speaking plain text to the TLS port gets no ESPOL answer.
+        plain = EspolClient("127.0.0.1", port, timeout=2)
+        with pytest.raises((OSError, ValueError)):
+            response = plain.send("USER:alice")
+            if response is None:
+                raise ConnectionResetError("closed")
+        plain.close()
+    finally:
+        child.send_signal(signal.SIGTERM)
+        child.wait(timeout=20)
 
 
 def test_run_espol_server_refuses_a_certificate_without_its_key(db):

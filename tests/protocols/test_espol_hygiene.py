@@ -6,7 +6,6 @@ import logging
 import shlex
 import socket
 import ssl
-import subprocess
 import threading
 import time
 
@@ -15,6 +14,7 @@ import pytest
 from games.models import Move
 from legacy_tcp.client import EspolClient
 from tests.conftest import PASSWORD
+from tests.protocols.conftest import make_certificate
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -322,17 +322,6 @@ def test_commands_and_connections_are_logged(connect, alice, caplog):
     assert "reason=quit" in caplog.text
 
 
-def make_certificate(tmp_path) -> tuple[str, str]:
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-         "-subj", "/CN=localhost", "-keyout", str(key), "-out", str(cert)],
-        check=True,
-        capture_output=True,
-    )
-    return str(cert), str(key)
-
-
 def test_tls_sessions_work_end_to_end(start_server, alice, tmp_path):
     cert, key = make_certificate(tmp_path)
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -376,6 +365,27 @@ def test_shutdown_finishes_the_command_in_flight(start_server, alice, game, monk
         EspolClient("127.0.0.1", runner.port, timeout=1).send("HELP")
     client.close()
     idle.close()
+
+
+def test_shutdown_answers_a_line_that_arrived_as_it_began(start_server, alice, caplog):
+    caplog.set_level(logging.INFO, logger="legacy_tcp.espol")
+    runner = start_server()
+    client = EspolClient("127.0.0.1", runner.port)
+    assert client.send("USER:alice").code == 101
+    server = runner.server
+
+    async def line_arrives_then_stop() -> None:
+        # In one step of the loop: the line is in the connection's buffer and its task is
+        # woken but has not run yet when the shutdown starts.
+        (conn,) = server._connections.values()
+        conn.reader.feed_data(b"HELP\r\n")
+        await server.stop(grace=5.0)
+
+    runner.call(line_arrives_then_stop())
+    assert client.receive().code == 103
+    assert client.receive() is None
+    assert "reason=shutdown" in caplog.text
+    client.close()
 
 
 def test_random_lines_each_get_one_clean_reply_and_the_session_survives(connect, alice):
