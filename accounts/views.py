@@ -10,7 +10,6 @@ from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView
-from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
@@ -74,7 +73,7 @@ def unsubscribe(request: HttpRequest) -> HttpResponse:
             logout(request)
             return render(request, "accounts/unsubscribed.html")
     active_games = (
-        Game.objects.filter(Q(white=player) | Q(black=player), status=Game.Status.ACTIVE)
+        Game.objects.of_player(player, status=Game.Status.ACTIVE)
         .select_related("white", "black")
         .order_by("-updated_at")
     )

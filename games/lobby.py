@@ -276,11 +276,10 @@ class Relation:
 
 def _relations(player: AbstractBaseUser) -> dict[int, Relation]:
     """My relation to every other player, in two queries."""
+    active = Game.objects.of_player(player, status=Game.Status.ACTIVE)
     games = {
         (white_id if black_id == player.pk else black_id): game_id
-        for game_id, white_id, black_id in Game.objects.filter(
-            Q(white=player) | Q(black=player), status=Game.Status.ACTIVE
-        ).values_list("pk", "white_id", "black_id")
+        for game_id, white_id, black_id in active.values_list("pk", "white_id", "black_id")
     }
     relations = {other: Relation(game_url=game_url(gid)) for other, gid in games.items()}
     for found in Challenge.objects.filter(

@@ -40,9 +40,8 @@ def game_for_player(game_id: int, player: AbstractBaseUser) -> Game:
 
 def games_of(player: AbstractBaseUser, *, status: str | None = None) -> QuerySet[Game]:
     """``player``'s games, most recently changed first."""
-    games = Game.objects.filter(Q(white=player) | Q(black=player)).select_related("white", "black")
-    if status is not None:
-        games = games.filter(status=status)
+    filters = {} if status is None else {"status": status}
+    games = Game.objects.of_player(player, **filters).select_related("white", "black")
     return games.order_by("-updated_at", "-pk")
 
 

@@ -356,7 +356,7 @@ def abandon_games(*, player: AbstractBaseUser) -> Sequence[Game]:
         _close_challenge(pending, Challenge.Status.WITHDRAWN)
     ended = []
     game_ids = list(
-        Game.objects.filter(Q(white=player) | Q(black=player), status=Game.Status.ACTIVE)
+        Game.objects.of_player(player, status=Game.Status.ACTIVE)
         .order_by("pk")
         .values_list("pk", flat=True)
     )

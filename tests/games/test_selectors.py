@@ -7,6 +7,7 @@ import io
 
 import chess.pgn
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from accounts import services as account_services
@@ -137,3 +138,16 @@ def test_players_changed_since_lists_a_reopened_account_but_not_a_closed_one(ali
     account_services.restore_access(player=bob)
     names = [p.username for p in selectors.players_changed_since(since, exclude=alice)]
     assert names == ["bob"]
+
+
+@pytest.mark.skipif(
+    connection.vendor != "sqlite", reason="reads SQLite's query plan; DATABASE_URL is not SQLite"
+)
+@pytest.mark.parametrize("status", ["active", "finished"])
+def test_a_players_games_by_status_are_read_through_the_per_player_indexes(alice, status):
+    sql, params = selectors.games_of(alice, status=status).query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN QUERY PLAN {sql}", params)
+        plan = " | ".join(row[-1] for row in cursor.fetchall())
+    # Not a walk over every game with that status, which grows with the whole database.
+    assert "white_id=? AND status=?" in plan and "black_id=? AND status=?" in plan, plan
