@@ -158,6 +158,7 @@ def seed(count: int, pairs, *, active_share: float = 0.1) -> None:
                     updated_at=now,
                     finished_at=None if active else now,
                     last_move_at=now,
+                    last_move_san=SAMPLE[length - 1][1],
                     status=Game.Status.ACTIVE if active else Game.Status.FINISHED,
                     result="*" if active else "1-0",
                     termination="" if active else "resignation",

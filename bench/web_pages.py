@@ -100,6 +100,7 @@ def seed(players: int, games: int, plies: int) -> tuple[int, int]:
                         termination="" if (start + k) % 10 < 3 else "agreement",
                         finished_at=None if (start + k) % 10 < 3 else now,
                         last_move_at=now,
+                        last_move_san=line[-1][1],
                         fen=final_fen,
                         next_move_number=len(line) + 1,
                         version=len(line) + 1,

@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.paginator import Paginator
-from django.db.models import F, Q
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -24,7 +24,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.validators import USERNAME_MAX_LENGTH
 from games import errors, rules, selectors, services
-from games.models import Challenge, Game, Move
+from games.models import Challenge, Game
 from ranking.models import PlayerRecord
 
 User = get_user_model()
@@ -49,7 +49,6 @@ class GameRow:
     opponent: AbstractBaseUser
     my_turn: bool
     url: str
-    last_move: Move | None = None
 
     @property
     def move_count(self) -> int:
@@ -58,11 +57,11 @@ class GameRow:
     @property
     def last_move_label(self) -> str:
         """``12. Nf3`` after a white move, ``12… Nf6`` after a black one."""
-        if self.last_move is None:
+        number = self.move_count
+        if not number or not self.game.last_move_san:
             return ""
-        number = self.last_move.number
         dots = "." if number % 2 else "…"
-        return f"{(number + 1) // 2}{dots} {self.last_move.san}"
+        return f"{(number + 1) // 2}{dots} {self.game.last_move_san}"
 
     @property
     def outcome(self) -> str:
@@ -95,7 +94,7 @@ class GameRow:
         return self.my_turn
 
 
-def _row(game: Game, player: AbstractBaseUser, last_move: Move | None = None) -> GameRow:
+def _row(game: Game, player: AbstractBaseUser) -> GameRow:
     colour = game.colour_of(player.pk)
     opponent = game.black if colour == rules.WHITE else game.white
     return GameRow(
@@ -104,25 +103,12 @@ def _row(game: Game, player: AbstractBaseUser, last_move: Move | None = None) ->
         opponent=opponent,
         my_turn=game.is_active and game.player_to_move_id == player.pk,
         url=game_url(game.pk),
-        last_move=last_move,
     )
-
-
-def _last_moves(game_ids: list[int]) -> dict[int, Move]:
-    """The last move of each game, in one query whatever the number of games."""
-    if not game_ids:
-        return {}
-    found = Move.objects.filter(
-        game_id__in=game_ids, number=F("game__next_move_number") - 1
-    ).only("game_id", "number", "san", "played_at")
-    return {move.game_id: move for move in found}
 
 
 def dashboard_context(player: AbstractBaseUser) -> dict[str, object]:
     """Everything the dashboard shows, in a fixed number of queries."""
-    active = list(selectors.games_of(player, status=Game.Status.ACTIVE))
-    last = _last_moves([g.pk for g in active])
-    rows = [_row(g, player, last.get(g.pk)) for g in active]
+    rows = [_row(g, player) for g in selectors.games_of(player, status=Game.Status.ACTIVE)]
     # Games waiting for me (a move, or an answer to a draw offer) first; among them, the
     # one waiting longest comes first, as a correspondence player answers the oldest
     # letter first.
@@ -321,8 +307,7 @@ def player_detail(request: HttpRequest, username: str) -> HttpResponse:
     player = get_object_or_404(User, username=username, is_active=True)
     record, _created = PlayerRecord.objects.get_or_create(player=player)
     games = list(selectors.games_of(player)[:PROFILE_RECENT_GAMES])
-    last = _last_moves([g.pk for g in games if g.is_active])
-    recent = [_row(g, player, last.get(g.pk)) for g in games]
+    recent = [_row(g, player) for g in games]
     relation = (
         None if player.pk == request.user.pk
         else _relations(request.user).get(player.pk, Relation())

@@ -127,6 +127,9 @@ class Game(models.Model):
     # When the last move was played (None before the first): a move's thinking time
     # counts from it, without reading the moves.
     last_move_at = models.DateTimeField(null=True, blank=True)
+    # The last move in SAN ("" before the first): game lists show it without reading the
+    # moves, which for a page of games would mean a query that grows with the games stored.
+    last_move_san = models.CharField(max_length=10, blank=True, default="")
     status = models.CharField(max_length=10, choices=Status, default=Status.ACTIVE)
     result = models.CharField(max_length=7, choices=Result, default=Result.ONGOING)
     termination = models.CharField(max_length=24, choices=Termination, blank=True)

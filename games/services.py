@@ -266,9 +266,10 @@ def make_move(
     game.fen = played.fen_after
     game.next_move_number = move_number + 1
     game.last_move_at = now
+    game.last_move_san = played.san
     _touch(game, now)
     # The hot path: write only what a move changes (a shorter UPDATE to build and run).
-    changed = ["fen", "next_move_number", "last_move_at", "updated_at", "version"]
+    changed = ["fen", "next_move_number", "last_move_at", "last_move_san", "updated_at", "version"]
     if played.outcome is not None:
         _finish(game, played.outcome, now)
         changed += ["status", "result", "termination", "finished_at"]

@@ -64,6 +64,12 @@ def test_think_seconds_count_from_the_previous_move(game, alice, bob):
     assert game.last_move_at == move.played_at
 
 
+def test_the_game_keeps_its_last_move_in_san(game, play):
+    assert game.last_move_san == ""
+    game = play(game, "e4", "Nf6")
+    assert (game.last_move_san, game.next_move_number) == ("Nf6", 3)
+
+
 def test_think_seconds_of_the_first_move_count_from_the_start(game, alice):
     Game.objects.filter(pk=game.pk).update(created_at=timezone.now() - dt.timedelta(minutes=2))
     move = services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")

@@ -70,6 +70,11 @@ def test_dashboard_moves_a_game_to_my_turn_once_the_opponent_has_played(
     assert "last move 1. e4" in section(after, "my-turn-games")
 
 
+def test_a_black_last_move_is_labelled_with_an_ellipsis(as_alice, alice, bob, start_game, play):
+    play(start_game(alice, bob), "e4", "e5", "Nf3", "Nc6")
+    assert "last move 2… Nc6" in text(as_alice.get(reverse("dashboard")))
+
+
 def test_dashboard_puts_the_longest_waiting_game_first_among_my_moves(
     as_alice, alice, bob, carol, start_game
 ):
