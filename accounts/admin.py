@@ -13,6 +13,7 @@ from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
+from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext, ngettext
@@ -254,28 +255,43 @@ class PlayerAdmin(UserAdmin):
     def rating(self, user) -> int | None:
         return self._record_value(user, "rating")
 
+    def _for_each_user(
+        self,
+        request: HttpRequest,
+        queryset: QuerySet,
+        act: Callable[[AbstractBaseUser], str | None],
+        message: Callable[[int], str],
+    ) -> None:
+        """Run ``act`` on each selected user; it returns why it refused one, or None."""
+        done: list[str] = []
+        refused: list[tuple[str, str]] = []
+        for user in queryset.order_by("username"):
+            reason = act(user)
+            if reason is None:
+                done.append(user.username)
+            else:
+                refused.append((user.username, reason))
+        _report(self, request, done, refused, message(len(done)))
+
     @admin.action(
         description=_("Revoke access (deactivate; active games end as losses)"),
         permissions=["change"],
     )
     def revoke_access(self, request: HttpRequest, queryset: QuerySet) -> None:
-        done: list[str] = []
-        refused: list[tuple[str, str]] = []
-        for user in queryset.order_by("username"):
+        def revoke(user: AbstractBaseUser) -> str | None:
             if user.pk == request.user.pk:
-                refused.append((user.username, gettext("you cannot revoke your own access")))
-                continue
+                return gettext("you cannot revoke your own access")
             services.revoke_access(player=user, by=request.user)
-            done.append(user.username)
-        _report(
-            self,
+            return None
+
+        self._for_each_user(
             request,
-            done,
-            refused,
-            ngettext(
+            queryset,
+            revoke,
+            lambda count: ngettext(
                 "Revoked access of %(count)d user: %(names)s.",
                 "Revoked access of %(count)d users: %(names)s.",
-                len(done),
+                count,
             ),
         )
 
@@ -284,21 +300,18 @@ class PlayerAdmin(UserAdmin):
         permissions=["change"],
     )
     def restore_access(self, request: HttpRequest, queryset: QuerySet) -> None:
-        done: list[str] = []
-        refused: list[tuple[str, str]] = []
-        for user in queryset.order_by("username"):
+        def restore(user: AbstractBaseUser) -> str | None:
             if services.restore_access(player=user, by=request.user):
-                done.append(user.username)
-            else:
-                refused.append((user.username, gettext("the account is not closed")))
-        _report(
-            self,
+                return None
+            return gettext("the account is not closed")
+
+        self._for_each_user(
             request,
-            done,
-            refused,
-            ngettext(
+            queryset,
+            restore,
+            lambda count: ngettext(
                 "Restored access of %(count)d user: %(names)s.",
                 "Restored access of %(count)d users: %(names)s.",
-                len(done),
+                count,
             ),
         )

@@ -8,14 +8,15 @@ Daphne: with the in-memory channel layer that is the only way the two doors meet
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 
 import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.test import Client
 
+from ajedrez.asgi import application
 from games import services
 from games.models import Move
 from legacy_tcp.client import AsyncEspolClient, jgda
@@ -56,17 +57,9 @@ def session_cookie(user) -> bytes:
     return f"{name}={client.cookies[name].value}".encode()
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("games.consumers") is None, reason="no WebSocket consumers yet"
-)
-async def test_move_over_tcp_reaches_a_browser_socket_watching_the_game(
-    loop_server, alice, bob, game
-):
-    from channels.testing import WebsocketCommunicator
-
-    from ajedrez.asgi import application
-
-    cookie = await sync_to_async(session_cookie)(bob)
+async def game_socket(user, game) -> WebsocketCommunicator:
+    """``user``'s browser socket on the game page, connected and past its snapshot."""
+    cookie = await sync_to_async(session_cookie)(user)
     socket = WebsocketCommunicator(
         application,
         f"/ws/games/{game.pk}/",
@@ -75,6 +68,13 @@ async def test_move_over_tcp_reaches_a_browser_socket_watching_the_game(
     connected, _ = await socket.connect()
     assert connected
     assert (await socket.receive_json_from(timeout=5))["type"] == "snapshot"
+    return socket
+
+
+async def test_move_over_tcp_reaches_a_browser_socket_watching_the_game(
+    loop_server, alice, bob, game
+):
+    socket = await game_socket(bob, game)
     client = await AsyncEspolClient.open(loop_server.port)
     await client.login("alice", PASSWORD)
     assert (await client.send(jgda(game.public_id, 1, "e2e4"))).code == 103
@@ -87,22 +87,10 @@ async def test_move_over_tcp_reaches_a_browser_socket_watching_the_game(
 
 
 async def test_move_made_in_a_browser_socket_is_seen_by_spar(loop_server, alice, bob, game):
-    from channels.testing import WebsocketCommunicator
-
-    from ajedrez.asgi import application
-
     watcher = await AsyncEspolClient.open(loop_server.port)
     await watcher.login("bob", PASSWORD)
     assert (await watcher.send(f"SPAR:{game.public_id}:0")).code == 840
-    cookie = await sync_to_async(session_cookie)(alice)
-    socket = WebsocketCommunicator(
-        application,
-        f"/ws/games/{game.pk}/",
-        headers=[(b"host", b"localhost"), (b"origin", b"http://localhost"), (b"cookie", cookie)],
-    )
-    connected, _ = await socket.connect()
-    assert connected
-    assert (await socket.receive_json_from(timeout=5))["type"] == "snapshot"
+    socket = await game_socket(alice, game)
     await socket.send_json_to({"type": "move", "number": 1, "move": "e2e4"})
     for _ in range(5):  # the ack and the move's own event may come in either order
         frame = await socket.receive_json_from(timeout=5)
