@@ -176,6 +176,8 @@ ESPOL_MAX_CONNECTIONS = int(os.environ.get("ESPOL_MAX_CONNECTIONS", "20000"))
 ESPOL_WRITE_TIMEOUT = float(os.environ.get("ESPOL_WRITE_TIMEOUT", "30"))
 ESPOL_WRITE_BUFFER = int(os.environ.get("ESPOL_WRITE_BUFFER", str(64 * 1024)))
 ESPOL_DB_THREADS = int(os.environ.get("ESPOL_DB_THREADS", "8"))
+# Threads that hash passwords (PASS, SUBS, UNSU), apart from the command threads.
+ESPOL_AUTH_THREADS = int(os.environ.get("ESPOL_AUTH_THREADS", "2"))
 ESPOL_LOGIN_DELAY = float(os.environ.get("ESPOL_LOGIN_DELAY", "0.5"))
 ESPOL_LOGIN_DELAY_MAX = float(os.environ.get("ESPOL_LOGIN_DELAY_MAX", "8"))
 

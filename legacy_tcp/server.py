@@ -19,8 +19,9 @@ PostgreSQL's row locks order concurrent writers.
 Hygiene: lines are capped at 4096 bytes (a longer one gets 802 and is skipped to its end,
 the session goes on); each line must arrive within the idle timeout; connections beyond
 the cap get 402 and are closed; every write is followed by a bounded ``drain()`` so a
-client that never reads is dropped instead of growing server memory; wrong passwords are
-answered later and later, per connection and per user name; logs never hold passwords,
+client that never reads is dropped instead of growing server memory; after wrong
+passwords, checks on that user name or connection wait their turn (:class:`LoginThrottle`),
+and password hashing runs on threads of its own (``ESPOL_AUTH_THREADS``); logs never hold passwords,
 and what a client typed is quoted in them (:func:`~legacy_tcp.protocols.espol.log_value`).
 """
 
@@ -52,38 +53,63 @@ READ_LIMIT = espol.MAX_LINE + 2
 
 
 class LoginThrottle:
-    """Delays the answer to a wrong password: longer after each failure.
+    """Spaces out password checks on a user name after wrong passwords.
 
-    Counted per connection (the session's own failures) and per user name across all
-    connections, so opening many connections does not buy more guesses. A name's count is
-    forgotten after ``window`` seconds without failures, or on a successful login.
+    The wait comes before the check, not after it: answering only the wrong guesses late
+    would let a guesser read a slow answer as "wrong" and move on, while the right password
+    still came back at once. So once a name has failures, every attempt on it, right or
+    wrong and from any connection, is checked only after its turn: ``delay(failures)``
+    after the previous attempt's turn, or after the last failure. Parallel attempts on one
+    name therefore queue one behind another instead of running side by side, and opening
+    many connections buys no extra guesses. A name's count is forgotten after ``window``
+    seconds without failures, or on a successful login.
     """
 
     def __init__(self, *, base: float, cap: float, window: float = 900.0) -> None:
         self.base = base
         self.cap = cap
         self.window = window
-        self._failures: dict[str, tuple[int, float]] = {}
+        # name -> [failures, time of the last failure, earliest time of the next check]
+        self._names: dict[str, list[float]] = {}
 
-    def failed(self, username: str, session_failures: int) -> float:
-        """Record a failure; return how long to wait before answering it."""
+    def delay(self, failures: int) -> float:
+        """How long a check waits after ``failures`` wrong passwords (0 after none)."""
+        return 0.0 if failures < 1 else min(self.cap, self.base * 2 ** (failures - 1))
+
+    def reserve(self, username: str) -> float:
+        """Take the next turn to check a password for ``username``; return the wait for it."""
         now = time.monotonic()
-        count, last = self._failures.get(username, (0, now))
-        if now - last > self.window:
-            count = 0
-        self._failures[username] = (count + 1, now)
-        if len(self._failures) > 10_000:
+        state = self._names.get(username)
+        if state is None:
+            return 0.0
+        failures, last_failure, next_check = state
+        if now - last_failure > self.window:
+            del self._names[username]
+            return 0.0
+        turn = max(now, next_check)
+        state[2] = turn + self.delay(int(failures))
+        return turn - now
+
+    def failed(self, username: str) -> tuple[int, float]:
+        """Record a wrong password; return the name's failures and the next check's wait."""
+        now = time.monotonic()
+        state = self._names.get(username)
+        if state is None or now - state[1] > self.window:
+            state = self._names[username] = [0, now, now]
+        state[0] += 1
+        state[1] = now
+        state[2] = max(state[2], now + self.delay(int(state[0])))
+        if len(self._names) > 10_000:
             self._forget_old(now)
-        failures = max(count + 1, session_failures)
-        return 0.0 if failures <= 1 else min(self.cap, self.base * 2 ** (failures - 2))
+        return int(state[0]), state[2] - now
 
     def succeeded(self, username: str) -> None:
-        self._failures.pop(username, None)
+        self._names.pop(username, None)
 
     def _forget_old(self, now: float) -> None:
-        for name, (_count, last) in list(self._failures.items()):
-            if now - last > self.window:
-                del self._failures[name]
+        for name, (_failures, last_failure, _next) in list(self._names.items()):
+            if now - last_failure > self.window:
+                del self._names[name]
 
 
 class _Drop(Exception):
@@ -97,6 +123,8 @@ class _Connection:
     writer: asyncio.StreamWriter
     commands: int = 0
     opened: float = field(default_factory=time.monotonic)
+    # Monotonic time before which this connection's next password is not checked.
+    next_password_check: float = 0.0
 
 
 def _release_broken_connections() -> None:
@@ -123,6 +151,20 @@ def _execute(session: handlers.Session, command: espol.Command) -> handlers.Repl
         _release_broken_connections()
 
 
+def _close_executor(executor: ThreadPoolExecutor, threads: int) -> None:
+    """Close the database connection each worker thread holds, then end the threads."""
+    barrier = threading.Barrier(threads)
+
+    def close_own_connection() -> None:
+        connections.close_all()
+        # Waiting here keeps this thread busy, so each call lands on another thread.
+        with contextlib.suppress(threading.BrokenBarrierError):
+            barrier.wait(timeout=2.0)
+
+    wait_futures([executor.submit(close_own_connection) for _ in range(threads)])
+    executor.shutdown(wait=True)
+
+
 class EspolServer:
     """The ESPOL gateway. ``start()`` binds (``port=0`` picks a free port, kept in ``port``)."""
 
@@ -143,24 +185,30 @@ class EspolServer:
         self.write_timeout = settings.ESPOL_WRITE_TIMEOUT
         self.write_buffer_limit = settings.ESPOL_WRITE_BUFFER
         self.db_threads = settings.ESPOL_DB_THREADS
+        self.auth_threads = settings.ESPOL_AUTH_THREADS
         self.throttle = LoginThrottle(
             base=settings.ESPOL_LOGIN_DELAY, cap=settings.ESPOL_LOGIN_DELAY_MAX
         )
         self._server: asyncio.Server | None = None
         self._connections: dict[asyncio.Task, _Connection] = {}
         self._closing = False
-        self._executor: ThreadPoolExecutor | None = None
+        self._executors: list[tuple[ThreadPoolExecutor, int]] = []
         self._execute = None
+        self._execute_hashing = None
 
     @property
     def connection_count(self) -> int:
         return len(self._connections)
 
     async def start(self) -> None:
-        self._executor = ThreadPoolExecutor(
-            max_workers=self.db_threads, thread_name_prefix="espol-db"
-        )
-        self._execute = sync_to_async(_execute, thread_sensitive=False, executor=self._executor)
+        commands = ThreadPoolExecutor(max_workers=self.db_threads, thread_name_prefix="espol-db")
+        # Hashing a password (PBKDF2, about a quarter of a second of CPU) gets threads of
+        # its own: on the command threads a burst of logins would hold every one of them
+        # and stall the moves and lists of clients already logged in.
+        hashing = ThreadPoolExecutor(max_workers=self.auth_threads, thread_name_prefix="espol-auth")
+        self._executors = [(commands, self.db_threads), (hashing, self.auth_threads)]
+        self._execute = sync_to_async(_execute, thread_sensitive=False, executor=commands)
+        self._execute_hashing = sync_to_async(_execute, thread_sensitive=False, executor=hashing)
         self._server = await asyncio.start_server(
             self._serve_client,
             self.host,
@@ -200,24 +248,11 @@ class EspolServer:
                 await asyncio.wait(late, timeout=1.0)
         await self._server.wait_closed()
         self._server = None
-        if self._executor is not None:
-            await asyncio.get_running_loop().run_in_executor(None, self._close_executor)
+        loop = asyncio.get_running_loop()
+        for executor, threads in self._executors:
+            await loop.run_in_executor(None, _close_executor, executor, threads)
+        self._executors = []
         logger.info("espol.stopped port=%d", self.port)
-
-    def _close_executor(self) -> None:
-        """Close the connection each worker thread holds, then end the threads."""
-        assert self._executor is not None
-        barrier = threading.Barrier(self.db_threads)
-
-        def close_own_connection() -> None:
-            connections.close_all()
-            # Waiting here keeps this thread busy, so each call lands on another thread.
-            with contextlib.suppress(threading.BrokenBarrierError):
-                barrier.wait(timeout=2.0)
-
-        wait_futures([self._executor.submit(close_own_connection) for _ in range(self.db_threads)])
-        self._executor.shutdown(wait=True)
-        self._executor = None
 
     # ------------------------------------------------------------------ one connection
 
@@ -317,6 +352,22 @@ class EspolServer:
             except TimeoutError:
                 return "idle"
 
+    async def _wait_turn_to_check_password(
+        self, conn: _Connection, command: espol.Pass | espol.Subs | espol.Unsu
+    ) -> None:
+        """Hold a password check back while its user name or this connection is throttled."""
+        if isinstance(command, espol.Pass):
+            name = conn.session.pending_username
+        elif isinstance(command, espol.Unsu):
+            name = conn.session.username
+        else:
+            return  # SUBS sets a password; it checks none
+        wait = conn.next_password_check - time.monotonic()
+        if name is not None:
+            wait = max(wait, self.throttle.reserve(name))
+        if wait > 0:
+            await asyncio.sleep(wait)
+
     async def _send(self, conn: _Connection, data: bytes) -> None:
         if not data:
             return
@@ -333,21 +384,30 @@ class EspolServer:
         command = espol.parse_line(line)
         reply = handlers.immediate_reply(session, command)
         if reply is None:
-            assert self._execute is not None and isinstance(command, espol.Command)
-            reply = await self._execute(session, command)
+            assert self._execute is not None and self._execute_hashing is not None
+            assert isinstance(command, espol.Command)
+            if isinstance(command, espol.Pass | espol.Subs | espol.Unsu):
+                await self._wait_turn_to_check_password(conn, command)
+                reply = await self._execute_hashing(session, command)
+            else:
+                reply = await self._execute(session, command)
         if reply.failed_login_for is not None:
-            delay = self.throttle.failed(reply.failed_login_for, session.failed_passwords)
+            failures, wait = self.throttle.failed(reply.failed_login_for)
+            conn.next_password_check = time.monotonic() + self.throttle.delay(
+                session.failed_passwords
+            )
             logger.warning(
-                "espol.login_failed peer=%s user=%s session_failures=%d delay=%.2f",
+                "espol.login_failed peer=%s user=%s failures=%d session_failures=%d "
+                "next_check_in=%.2f",
                 session.peer,
                 espol.log_value(reply.failed_login_for),
+                failures,
                 session.failed_passwords,
-                delay,
+                max(wait, conn.next_password_check - time.monotonic()),
             )
-            if delay:
-                await asyncio.sleep(delay)
         elif reply.code == Code.S_PASSWD and session.username is not None:
             self.throttle.succeeded(session.username)
+            conn.next_password_check = 0.0
         conn.commands += 1
         logger.info(
             "espol.command peer=%s user=%s command=%s code=%s ms=%.1f",

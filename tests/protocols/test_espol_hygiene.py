@@ -15,6 +15,7 @@ from games.models import Move
 from legacy_tcp.client import EspolClient
 from tests.conftest import PASSWORD
 from tests.protocols.conftest import make_certificate
+from tests.protocols.hashers import GatedHasher
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -196,7 +197,7 @@ def timed(client: EspolClient, line: str) -> tuple[int, float]:
     return reply.code, time.monotonic() - started
 
 
-def test_repeated_wrong_passwords_are_answered_slower_and_slower(start_server, settings, alice):
+def test_repeated_wrong_passwords_are_checked_later_and_later(start_server, settings, alice):
     settings.ESPOL_LOGIN_DELAY = 0.3
     settings.ESPOL_LOGIN_DELAY_MAX = 5.0
     runner = start_server()
@@ -207,6 +208,21 @@ def test_repeated_wrong_passwords_are_answered_slower_and_slower(start_server, s
     assert first[1] < 0.25
     assert second[1] >= 0.3
     assert third[1] >= 0.6
+    client.close()
+
+
+def test_after_wrong_passwords_the_right_one_waits_its_turn_too(start_server, settings, alice):
+    # Answering only the wrong guesses late would let a guesser read "no answer yet" as
+    # "wrong" and move on: the check itself must wait.
+    settings.ESPOL_LOGIN_DELAY = 0.3
+    settings.ESPOL_LOGIN_DELAY_MAX = 5.0
+    runner = start_server()
+    client = EspolClient("127.0.0.1", runner.port)
+    client.send("USER:alice")
+    client.send("PASS:wrong")
+    client.send("PASS:wrong")
+    code, seconds = timed(client, f"PASS:{PASSWORD}")
+    assert code == 102 and seconds >= 0.55
     client.close()
 
 
@@ -223,9 +239,48 @@ def test_wrong_passwords_slow_down_per_user_name_across_connections(
         one_try.close()
     fresh = EspolClient("127.0.0.1", runner.port)
     fresh.send("USER:alice")
-    code, seconds = timed(fresh, "PASS:wrong")
-    assert code == 815 and seconds >= 0.6
+    code, seconds = timed(fresh, f"PASS:{PASSWORD}")
+    assert code == 102 and seconds >= 0.5
     fresh.close()
+
+
+def test_parallel_guesses_on_one_name_are_checked_one_after_another(
+    start_server, settings, alice
+):
+    settings.ESPOL_LOGIN_DELAY = 0.3
+    settings.ESPOL_LOGIN_DELAY_MAX = 5.0
+    runner = start_server()
+    first = EspolClient("127.0.0.1", runner.port)
+    first.send("USER:alice")
+    assert first.send("PASS:wrong").code == 815
+    guessers = [EspolClient("127.0.0.1", runner.port) for _ in range(3)]
+    for guesser in guessers:
+        assert guesser.send("USER:alice").code == 101
+    started = time.monotonic()
+    for guesser in guessers:
+        guesser.send_raw(b"PASS:wrong\r\n")
+    answered = []
+    for guesser in guessers:
+        assert guesser.receive().code == 815
+        answered.append(time.monotonic() - started)
+    # Side by side, all three would be answered once the first failure's 0.3 s were up;
+    # queued, each waits for the turn after the previous one.
+    assert max(answered) >= 0.8
+    for client in [first, *guessers]:
+        client.close()
+
+
+def test_different_names_on_one_connection_slow_down_too(start_server, settings, alice, bob):
+    settings.ESPOL_LOGIN_DELAY = 0.3
+    settings.ESPOL_LOGIN_DELAY_MAX = 5.0
+    runner = start_server()
+    client = EspolClient("127.0.0.1", runner.port)
+    client.send("USER:alice")
+    assert client.send("PASS:wrong").code == 815
+    client.send("USER:bob")
+    code, seconds = timed(client, "PASS:wrong")
+    assert code == 815 and seconds >= 0.3
+    client.close()
 
 
 def test_a_right_password_resets_the_slowdown(start_server, settings, alice):
@@ -250,13 +305,50 @@ def test_slow_wrong_password_does_not_block_other_clients(start_server, settings
     guesser = EspolClient("127.0.0.1", runner.port)
     guesser.send("USER:alice")
     guesser.send("PASS:wrong")
-    guesser.send_raw(b"PASS:wrong\r\n")  # answered in about 2 s
+    guesser.send_raw(b"PASS:wrong\r\n")  # checked in about 2 s
     other = EspolClient("127.0.0.1", runner.port)
     code, seconds = timed(other, "USER:bob")
     assert code == 101 and seconds < 1.0
     assert guesser.receive().code == 815
     guesser.close()
     other.close()
+
+
+def test_password_checks_in_flight_do_not_hold_the_command_threads(
+    start_server, settings, make_player
+):
+    # A password check costs a quarter of a second of CPU with PBKDF2; a burst of logins
+    # must not take the threads that serve the commands of players already logged in.
+    settings.PASSWORD_HASHERS = [
+        "tests.protocols.hashers.GatedHasher",
+        "django.contrib.auth.hashers.MD5PasswordHasher",
+    ]
+    settings.ESPOL_DB_THREADS = 2
+    settings.ESPOL_AUTH_THREADS = 1
+    for name in ("alice", "bob", "carol", "dave", "eve"):
+        make_player(name)
+    GatedHasher.gate.set()
+    runner = start_server()
+    player = EspolClient("127.0.0.1", runner.port, timeout=10.0)
+    player.send("USER:eve")
+    assert player.send(f"PASS:{PASSWORD}").code == 102
+    GatedHasher.gate.clear()
+    logins = []
+    try:
+        for name in ("alice", "bob", "carol", "dave"):
+            client = EspolClient("127.0.0.1", runner.port, timeout=10.0)
+            assert client.send(f"USER:{name}").code == 101
+            client.send_raw(f"PASS:{PASSWORD}\r\n".encode())
+            logins.append(client)
+        assert wait_until(lambda: GatedHasher.waiting == 1)
+        # Four logins wait on the gate, more than the two command threads: still served.
+        assert player.send("SRNK").code == 103
+        assert GatedHasher.waiting == 1
+    finally:
+        GatedHasher.gate.set()
+    assert [client.receive().code for client in logins] == [102, 102, 102, 102]
+    for client in [player, *logins]:
+        client.close()
 
 
 # --------------------------------------------------------------------------- logs, TLS, shutdown
