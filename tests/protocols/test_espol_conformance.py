@@ -147,6 +147,50 @@ def test_missing_or_empty_fields_after_login_get_802(login, alice, bob, line):
     assert client.send("SRNK").code == 103  # still logged in
 
 
+# Each malformed argument a command can carry, sent by a logged-in player who has a game
+# in progress, so that a line slipping past the codec would reach a handler that could
+# change something (or answer 820/830 instead of 802).
+MALFORMED_AFTER_LOGIN = [
+    "USER:alice:extra",
+    "TRAN:", "TRAN:12a4", "TRAN:12345678901:1",
+    "JAUT:", "JAUT:yesterday", "JAUT:123456789012",
+    "PPEN:", "PPEN:-1",
+    "JUEG:bob:extra",
+    "ACEP:B", "ACEP:B:", "ACEP::bob", "ACEP:B:bob:extra",
+    "SPAR:{gid}", "SPAR:{gid}:", "SPAR:{gid}:-1", "SPAR:0000001:0", "SPAR:P:0", "SPAR:Pabc:0",
+    "JGDA:{gid}:1:e2e4:0:1228", "JGDA:{gid}:x:e2e4:0:1228:0", "JGDA:{gid}:1:e2e9:0:1228:0",
+    "JGDA:{gid}:1:e2e4:2:1228:0", "JGDA:{gid}:1:e2e4:0:12:0", "JGDA:{gid}:1:e2e4:0:1228:6",
+    "JGDA:game:1:e2e4:0:1228:0",
+    "TBLS:{gid}", "TBLS:{gid}:", "TBLS::bob", "TBLS:1:bob", "TBLS:{gid}:bob:extra",
+    "RTBL:{gid}:S", "RTBL:{gid}:S:", "RTBL:{gid}::bob", "RTBL:x:S:bob",
+    "RTBS:{gid}:N", "RTBS:{gid}:s:bob",
+    "REND:{gid}", "REND:{gid}:", "REND::bob", "REND:P0000001x:bob",
+    "FINP:{gid}", "FINP:{gid}:", "FINP::bob", "FINP:{gid}:bob:extra",
+    "STAT:", "STAT:{gid}:extra", "STAT:game",
+    "SRNK:x", "QUIT:x", "HELP:x",
+]
+
+
+@pytest.mark.parametrize("template", MALFORMED_AFTER_LOGIN)
+def test_malformed_arguments_get_802_and_change_nothing(login, alice, bob, game, template):
+    line = template.format(gid=gid(game))
+    before = fresh(game)
+    challenges = list(Challenge.objects.values_list("pk", "status"))
+    client = login(alice)
+    reply = client.send(line)
+    assert reply.code == 802, (line, reply)
+    after = fresh(game)
+    assert (after.fen, after.status, after.white_request, after.black_request) == (
+        before.fen,
+        before.status,
+        before.white_request,
+        before.black_request,
+    )
+    assert not Move.objects.filter(game=game).exists()
+    assert list(Challenge.objects.values_list("pk", "status")) == challenges
+    assert client.send("SRNK").code == 103  # the session goes on, still logged in
+
+
 def test_unexpected_error_before_login_gets_401_and_the_session_goes_on(
     connect, alice, monkeypatch
 ):
@@ -524,6 +568,15 @@ def test_tbls_naming_someone_who_is_not_your_opponent_gets_820(login, alice, car
     assert fresh(game).white_request == 0
 
 
+def test_tbls_in_a_game_you_do_not_play_gets_820(login, carol, game):
+    assert login(carol).send(f"TBLS:{gid(game)}:alice").code == 820
+    assert (fresh(game).white_request, fresh(game).black_request) == (0, 0)
+
+
+def test_tbls_of_an_unknown_game_gets_820(login, alice, game):
+    assert login(alice).send("TBLS:P0009999:bob").code == 820
+
+
 def test_tbls_a_second_time_gets_825(login, alice, game):
     client = login(alice)
     client.send(f"TBLS:{gid(game)}:bob")
@@ -642,6 +695,11 @@ def test_finp_with_nothing_to_claim_gets_822(login, alice, game):
 
 def test_finp_in_a_game_you_do_not_play_gets_820(login, carol, game):
     assert login(carol).send(f"FINP:{gid(game)}:bob").code == 820
+
+
+def test_finp_naming_someone_who_is_not_your_opponent_gets_820(login, alice, carol, game):
+    assert login(alice).send(f"FINP:{gid(game)}:carol").code == 820
+    assert fresh(game).is_active
 
 
 def test_finp_of_an_unknown_game_gets_820(login, alice, game):
