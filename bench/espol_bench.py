@@ -10,7 +10,7 @@ Goals: 10,000 logged-in idle sessions in at most 300 MB of server RSS; a command
 trip p50 under 5 ms on loopback; 1,000 clients playing at once without an error.
 
 Passwords are hashed with MD5 here (the test suite does the same): production PBKDF2 costs
-about a quarter of a second a login, which would measure the hasher, not the gateway. One
+0.25–0.5 s a login, which would measure the hasher, not the gateway. One
 phase does use PBKDF2: a burst of logins at production strength while a logged-in player
 keeps sending commands, to show that the hashing does not hold the command threads. The
 server logs at INFO to a file, as in production.
