@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 from accounts.models import AccessChange, SubscriptionRequest
 from accounts.validators import username_validator
 from games import errors
+from games.events import publish_account_closed
 from games.services import abandon_games
 
 User = get_user_model()
@@ -124,6 +125,9 @@ def revoke_access(*, player: AbstractBaseUser, by: AbstractBaseUser | None = Non
         return
     abandon_games(player=locked)
     _record_access(locked, active=False, by=by)
+    # Open pages would otherwise stay logged in until their next message; published
+    # after the games' "abandoned" events, so the player's pages see their games end.
+    publish_account_closed(locked.pk)
 
 
 @transaction.atomic

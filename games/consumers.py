@@ -6,6 +6,12 @@ They authenticate from the session, join the channel-layer groups that
 :mod:`games.services`. No chess rules here: a domain error becomes an error frame and
 nothing changes on the server.
 
+Refusals (not logged in, no such game) accept the handshake and then close with their
+code: a close before the accept makes Daphne refuse the handshake with HTTP 403, and a
+browser then reports only 1006, never the code the page needs to stop reconnecting.
+Each received message first checks that the session still exists and the account is
+still open; logging out and revoking access also close the open sockets at once.
+
 Every game event carries the game's ``version`` (one more per state change). A page
 applies an event only when it is the next version; on a gap it sends ``sync`` and gets
 a snapshot of everything after what it has, so a reconnecting page misses nothing and
@@ -26,7 +32,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from games import errors, rules, selectors, services
-from games.events import game_group, player_group
+from games.events import account_group, game_group, player_group, session_group
 from games.views import snapshot
 
 # lichess's limits: a frame over 8 KiB is no honest message; 100 messages in 20 s is
@@ -72,6 +78,8 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
     """
 
     user: Any
+    session_key: str | None = None
+    account_groups: tuple[str, ...] = ()
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
@@ -79,12 +87,51 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
         # Decided once: a new language choice reloads the page, and with it the socket.
         self.language = handshake_language(self.scope)
         if self.user is None or not self.user.is_authenticated:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+            await self.refuse(CLOSE_UNAUTHENTICATED)
             return
+        session = self.scope.get("session")
+        self.session_key = getattr(session, "session_key", None)
+        # Joined before anything else: a revocation or a logout published from now on
+        # reaches this socket, and one that committed just before is caught by the
+        # session check on the next message.
+        groups = [account_group(self.user.pk)]
+        if self.session_key:
+            groups.append(session_group(self.session_key))
+        for group in groups:
+            await self.channel_layer.group_add(group, self.channel_name)
+        self.account_groups = tuple(groups)
         await self.join()
+
+    async def refuse(self, code: int) -> None:
+        """Close with ``code`` where the browser can read it: after the handshake.
+
+        Closed before the accept, Daphne answers the handshake with HTTP 403 and the
+        page sees 1006, so it would keep reconnecting instead of saying why.
+        """
+        await self.accept()
+        await self.close(code=code)
 
     async def join(self) -> None:
         raise NotImplementedError
+
+    async def leave(self) -> None:
+        """Leave the consumer's own groups (those :meth:`join` added)."""
+
+    async def disconnect(self, code: int) -> None:
+        await self.leave()
+        for group in self.account_groups:
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def account_closed(self, event: dict[str, Any]) -> None:
+        """The account was closed or this session logged out (:mod:`games.events`)."""
+        await self.close(code=CLOSE_UNAUTHENTICATED)
+
+    async def session_is_live(self) -> bool:
+        if not self.session_key:
+            return False
+        return await database_sync_to_async(selectors.is_live_session)(
+            self.user.pk, self.session_key
+        )
 
     async def send_json(self, content: dict[str, Any]) -> None:
         await self.send(text_data=json.dumps(content))
@@ -119,6 +166,10 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
                 )
             )
             await self.close(code=CLOSE_RATE_LIMITED)
+            return
+        # After the rate cap, so a flood costs at most its allowance of queries.
+        if not await self.session_is_live():
+            await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         if text_data is None:
             await self.send_json(error_frame("not_text", _("Messages are JSON text frames.")))
@@ -160,7 +211,7 @@ class GameConsumer(LimitedJsonConsumer):
         try:
             game = await database_sync_to_async(selectors.game)(self.game_id)
         except errors.GameNotFound:
-            await self.close(code=CLOSE_NOT_FOUND)
+            await self.refuse(CLOSE_NOT_FOUND)
             return
         self.is_player = game.colour_of(self.user.pk) is not None
         # Join before reading the snapshot: an event published in between is then both
@@ -177,7 +228,7 @@ class GameConsumer(LimitedJsonConsumer):
             after = 0
         await self.send_snapshot(after=after)
 
-    async def disconnect(self, code: int) -> None:
+    async def leave(self) -> None:
         if getattr(self, "joined", False):
             await self.channel_layer.group_discard(game_group(self.game_id), self.channel_name)
 
@@ -279,7 +330,7 @@ class PlayerConsumer(LimitedJsonConsumer):
         await self.accept()
         await self.send_json({"type": "hello", "player": self.user.get_username()})
 
-    async def disconnect(self, code: int) -> None:
+    async def leave(self) -> None:
         if getattr(self, "joined", False):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 

@@ -1,12 +1,15 @@
 """Real-time events: published to the channel layer only after the write commits.
 
-Groups: ``game-<id>`` (everyone watching a game) and ``player-<id>`` (a player's pages,
-for challenges and their games). Each game event carries the game's ``version`` so a
-client that reconnects can tell what it missed.
+Groups: ``game-<id>`` (everyone watching a game), ``player-<id>`` (a player's pages,
+for challenges and their games), and, for closing sockets, ``account-<id>`` (every
+socket of an account) and ``session-<digest>`` (every socket of one login session).
+Each game event carries the game's ``version`` so a client that reconnects can tell
+what it missed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Iterable
 from typing import Any
@@ -26,6 +29,16 @@ def game_group(game_id: int) -> str:
 
 def player_group(user_id: int) -> str:
     return f"player-{user_id}"
+
+
+def account_group(user_id: int) -> str:
+    return f"account-{user_id}"
+
+
+def session_group(session_key: str) -> str:
+    # A digest, not the key: group names may be stored (Redis) and listed, and the key
+    # is what logs a browser in.
+    return "session-" + hashlib.sha256(session_key.encode()).hexdigest()[:40]
 
 
 def game_state(game: Game) -> dict[str, Any]:
@@ -109,3 +122,15 @@ def publish_challenge_event(challenge: Challenge, event: str) -> None:
     message = {"type": "challenge.event", "event": event, "challenge": challenge_state(challenge)}
     groups = [player_group(challenge.challenger_id), player_group(challenge.challenged_id)]
     transaction.on_commit(lambda: _send(groups, message))
+
+
+def publish_account_closed(user_id: int) -> None:
+    """After commit, close every open socket of the account (its access was revoked)."""
+    groups = [account_group(user_id)]
+    transaction.on_commit(lambda: _send(groups, {"type": "account.closed"}))
+
+
+def publish_session_ended(session_key: str) -> None:
+    """After commit, close the open sockets of one login session (it logged out)."""
+    groups = [session_group(session_key)]
+    transaction.on_commit(lambda: _send(groups, {"type": "account.closed"}))

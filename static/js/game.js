@@ -34,6 +34,7 @@ let ws = null;
 let reconnectAttempts = 0;
 let reconnectTimer = null;
 let pollTimer = null;
+let stopped = false; // set for good when the session has ended or the game is gone
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -78,6 +79,7 @@ function canMove() {
   const g = state.game;
   return (
     isLive() &&
+    !stopped &&
     me !== null &&
     !state.pending &&
     g.status === "active" &&
@@ -299,9 +301,23 @@ function clearError() {
   if (!stickyError) $("#game-error").classList.add("d-none");
 }
 
-function sessionEnded() {
+// The page cannot go on: the session has ended (the server closed the socket with 4401,
+// or an HTTP action was answered by the login page) or the game no longer exists
+// (4404). Reconnecting or polling would only be refused again, so both stop; the
+// message stays until the page is reloaded.
+function stopLive(message) {
+  stopped = true;
+  clearTimeout(reconnectTimer);
   stopPolling();
-  showError(S.sessionEnded, { sticky: true });
+  if (ws) ws.close();
+  setConnection("disconnected");
+  state.pending = false;
+  renderBoard(); // no more moves on a board the server will not take them from
+  showError(message, { sticky: true });
+}
+
+function sessionEnded() {
+  stopLive(S.sessionEnded);
 }
 
 // ------------------------------------------------------------------ applying server state
@@ -385,12 +401,12 @@ function setConnection(name) {
 
 function connect() {
   clearTimeout(reconnectTimer);
+  if (stopped) return;
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   setConnection("connecting");
   // Say how many moves we hold: the snapshot then carries only the ones we lack.
   ws = new WebSocket(`${scheme}//${location.host}${data.urls.ws}?after=${state.moves.length}`);
   ws.addEventListener("open", () => {
-    reconnectAttempts = 0;
     stopPolling();
     setConnection("connected");
   });
@@ -401,6 +417,9 @@ function connect() {
     } catch {
       return;
     }
+    // The backoff restarts only once the server has spoken: a socket it accepts and
+    // closes at once (a refusal) must not reconnect at full speed.
+    if (msg.type === "snapshot") reconnectAttempts = 0;
     if (msg.type === "snapshot") applySnapshot(msg);
     else if (msg.type === "event") applyEvent(msg);
     else if (msg.type === "ack") clearError();
@@ -408,12 +427,16 @@ function connect() {
   });
   ws.addEventListener("close", (e) => {
     ws = null;
-    setConnection("offline");
+    if (stopped) return;
     if (e.code === 4401) {
       sessionEnded();
       return;
     }
-    if (e.code === 4404) return; // no such game
+    if (e.code === 4404) {
+      stopLive(S.gameNotFound);
+      return;
+    }
+    setConnection("offline");
     startPolling();
     // Back off 0.5 s, 1 s, 2 s … up to 30 s, with jitter so pages do not stampede.
     const delay = Math.min(30000, 500 * 2 ** reconnectAttempts) * (0.75 + Math.random() / 2);
@@ -437,7 +460,9 @@ async function poll() {
       headers: { Accept: "application/json" },
       credentials: "same-origin",
     });
+    if (stopped) return;
     if (response.redirected) sessionEnded(); // to the login page
+    else if (response.status === 404) stopLive(S.gameNotFound);
     else if (response.ok) applySnapshot(await response.json());
   } catch {
     // offline: the next poll or the socket will catch up

@@ -12,6 +12,8 @@
   let refreshing = false;
   let again = false;
   let stopped = false;
+  let socket = null;
+  let reconnectTimer = null;
 
   function setConnection(name) {
     document.body.dataset.live = name;
@@ -27,9 +29,13 @@
     errorBox.classList.remove("d-none");
   }
 
-  // After the session has ended every request would bring the login page back: stop.
+  // After the session has ended every request would bring the login page back, and
+  // every reconnection would be closed again with 4401: stop both.
   function sessionEnded() {
     stopped = true;
+    clearTimeout(reconnectTimer);
+    if (socket && socket.readyState <= WebSocket.OPEN) socket.close();
+    setConnection("disconnected");
     showProblem(errorBox?.dataset.sessionEnded);
   }
 
@@ -69,15 +75,11 @@
   }
 
   function connect() {
+    if (stopped) return;
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    const socket = new WebSocket(`${scheme}//${location.host}/ws/player/`);
+    socket = new WebSocket(`${scheme}//${location.host}/ws/player/`);
     setConnection("connecting");
-    socket.addEventListener("open", () => {
-      // Anything that happened while we were away is in the fresh fragment.
-      if (attempts > 0) refresh();
-      attempts = 0;
-      setConnection("connected");
-    });
+    socket.addEventListener("open", () => setConnection("connected"));
     socket.addEventListener("message", (e) => {
       let msg;
       try {
@@ -85,18 +87,26 @@
       } catch {
         return;
       }
-      if (msg.type === "event") refresh();
+      if (msg.type === "hello") {
+        // Anything that happened while we were away is in the fresh fragment. The
+        // backoff restarts only here, once the server has taken us: a socket it
+        // accepts and closes at once must not reconnect at full speed.
+        if (attempts > 0) refresh();
+        attempts = 0;
+      } else if (msg.type === "event") {
+        refresh();
+      }
     });
     socket.addEventListener("close", (e) => {
-      setConnection("offline");
+      if (stopped) return;
       if (e.code === 4401) {
         sessionEnded();
         return;
       }
-      if (stopped) return;
+      setConnection("offline");
       const delay = Math.min(30000, 500 * 2 ** attempts) * (0.75 + Math.random() / 2);
       attempts += 1;
-      setTimeout(connect, delay);
+      reconnectTimer = setTimeout(connect, delay);
     });
     window.ajedrezDashboardSocket = socket;
   }

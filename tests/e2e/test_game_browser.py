@@ -567,3 +567,97 @@ def test_page_without_websocket_says_the_session_ended_not_offline(new_page, gam
     white.wait_for_timeout(6500)  # longer than an ordinary error stays
     expect(error).to_be_visible()
     assert not Game.objects.get(pk=game.pk).moves.exists()
+
+
+# --------------------------------------------------------------------------- ended sessions
+
+SESSION_ENDED = "Your session has ended: reload the page to log in again."
+
+
+def count_sockets(page: Page) -> list:
+    """Every WebSocket the page opens from now on, in order."""
+    opened: list = []
+    page.on("websocket", lambda ws: opened.append(ws))
+    return opened
+
+
+def test_game_page_reconnecting_without_a_session_says_so_and_stops(new_page, game, alice):
+    white = new_page(alice)
+    opened = count_sockets(white)
+    open_game(white, game)
+    forget_the_session(white)
+    white.evaluate("window.ajedrezGame.socket.close()")  # the network blinks
+    error = white.locator("#game-error")
+    expect(error).to_have_text(SESSION_ENDED)
+    expect(white.locator("#game")).to_have_attribute("data-connection", "disconnected")
+    expect(white.locator("#status-connection")).to_have_text("disconnected")
+    expect(white.locator("#game")).to_have_attribute("data-can-move", "false")
+    # The backoff would have tried again within 0.5, 1 and 2 s: it does not.
+    white.wait_for_timeout(3500)
+    assert len(opened) == 2
+    expect(error).to_be_visible()
+
+
+def test_dashboard_reconnecting_without_a_session_says_so_and_stops(new_page, bob):
+    dashboard = new_page(bob)
+    opened = count_sockets(dashboard)
+    dashboard.goto("/")
+    indicator = dashboard.locator("#live-connection")
+    expect(indicator).to_have_attribute("data-state", "connected")
+    forget_the_session(dashboard)
+    dashboard.evaluate("window.ajedrezDashboardSocket.close()")
+    expect(dashboard.locator("#dashboard-error")).to_have_text(SESSION_ENDED)
+    expect(indicator).to_have_attribute("data-state", "disconnected")
+    expect(indicator).to_have_text("disconnected")
+    dashboard.wait_for_timeout(3500)
+    assert len(opened) == 2
+
+
+def test_logging_out_in_another_tab_ends_the_game_page_at_once(new_page, game, alice):
+    white = open_game(new_page(alice), game)
+    other_tab = white.context.new_page()
+    other_tab.goto("/")
+    other_tab.locator("form[action$='/accounts/logout/'] button").click()
+    other_tab.wait_for_url("**/accounts/login/**")
+    # Nothing done on the game page: the server closed its socket on the logout.
+    expect(white.locator("#game-error")).to_have_text(SESSION_ENDED)
+    expect(white.locator("#game")).to_have_attribute("data-connection", "disconnected")
+    white.fill("#move-input", "e4")
+    white.locator("#move-form button[type=submit]").click()
+    white.wait_for_timeout(500)
+    assert not Game.objects.get(pk=game.pk).moves.exists()
+
+
+def test_game_deleted_while_open_says_so_and_stops(new_page, game, alice, bob):
+    white = new_page(alice)
+    opened = count_sockets(white)
+    open_game(white, game)
+    Game.objects.filter(pk=game.pk).delete()  # as the admin's purge of finished games
+    white.evaluate("window.ajedrezGame.socket.close()")
+    expect(white.locator("#game-error")).to_have_text("This game no longer exists.")
+    expect(white.locator("#game")).to_have_attribute("data-connection", "disconnected")
+    white.wait_for_timeout(3500)
+    assert len(opened) == 2
+
+
+def test_access_revoked_in_the_admin_ends_the_game_on_both_open_pages(
+    new_page, game, alice, bob, make_player
+):
+    admin = make_player("admin", is_staff=True, is_superuser=True)
+    white, black = open_game(new_page(alice), game), open_game(new_page(bob), game)
+    play_by_dragging(white, black, ["e2e4", "e7e5"])
+    admin_page = new_page(admin)
+    admin_page.goto("/admin/auth/user/?q=bob")
+    admin_page.locator(f"input[name=_selected_action][value='{bob.pk}']").check()
+    admin_page.locator("select[name=action]").select_option("revoke_access")
+    admin_page.locator("button[name=index]").click()
+    expect(admin_page.locator("ul.messagelist")).to_contain_text("bob")
+    # The opponent's page shows the end live, without a reload, and stays connected.
+    expect(white.locator("#result-banner")).to_contain_text("1-0")
+    expect(white.locator("#actions")).to_be_hidden()
+    expect(white.locator("#game")).to_have_attribute("data-connection", "connected")
+    # The revoked player's page sees the end too, then its socket is closed for good.
+    expect(black.locator("#result-banner")).to_contain_text("1-0")
+    expect(black.locator("#game-error")).to_have_text(SESSION_ENDED)
+    expect(black.locator("#game")).to_have_attribute("data-connection", "disconnected")
+    assert Game.objects.get(pk=game.pk).termination == "abandonment"

@@ -3,17 +3,24 @@ origin check, actions through the service layer, error frames, limits, and resyn
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.sessions.models import Session
 from django.test import Client
+from django.utils import timezone
 
+from accounts import services as accounts_services
 from ajedrez.asgi import application
-from games import consumers, services
+from games import consumers, selectors, services
 from games.models import Game
+
+User = get_user_model()
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -85,18 +92,26 @@ async def test_player_gets_a_snapshot_on_connect(game, cookies):
     await comm.disconnect()
 
 
-async def test_anonymous_game_socket_is_closed(game):
+async def assert_closed_with(comm: WebsocketCommunicator, code: int) -> None:
+    """The next thing the socket does is close with ``code`` (no frame before it)."""
+    closed = await comm.receive_output(timeout=5)
+    assert closed == {"type": "websocket.close", "code": code}
+
+
+async def test_anonymous_game_socket_is_accepted_then_closed_with_4401(game):
+    # Accepted first: a close before the accept is Daphne's HTTP 403 refusal, which a
+    # browser reports as 1006 without the code the page needs.
     comm = communicator(f"/ws/games/{game.pk}/", None)
-    connected, code = await comm.connect()
-    assert not connected
-    assert code == consumers.CLOSE_UNAUTHENTICATED
+    connected, _ = await comm.connect()
+    assert connected
+    await assert_closed_with(comm, consumers.CLOSE_UNAUTHENTICATED)
 
 
-async def test_anonymous_player_socket_is_closed(db):
+async def test_anonymous_player_socket_is_accepted_then_closed_with_4401(db):
     comm = communicator("/ws/player/", None)
-    connected, code = await comm.connect()
-    assert not connected
-    assert code == consumers.CLOSE_UNAUTHENTICATED
+    connected, _ = await comm.connect()
+    assert connected
+    await assert_closed_with(comm, consumers.CLOSE_UNAUTHENTICATED)
 
 
 async def test_socket_from_a_foreign_origin_is_rejected(game, cookies):
@@ -107,11 +122,11 @@ async def test_socket_from_a_foreign_origin_is_rejected(game, cookies):
     assert not connected
 
 
-async def test_socket_for_a_missing_game_is_closed(game, cookies):
+async def test_socket_for_a_missing_game_is_accepted_then_closed_with_4404(game, cookies):
     comm = communicator(f"/ws/games/{game.pk + 999}/", cookies["alice"])
-    connected, code = await comm.connect()
-    assert not connected
-    assert code == consumers.CLOSE_NOT_FOUND
+    connected, _ = await comm.connect()
+    assert connected
+    await assert_closed_with(comm, consumers.CLOSE_NOT_FOUND)
 
 
 # --------------------------------------------------------------------------- moves
@@ -521,3 +536,103 @@ async def test_unreadable_after_on_connect_sends_every_move(game, cookies, play)
     snapshot = await comm.receive_json_from(timeout=5)
     assert (snapshot["after"], len(snapshot["moves"])) == (0, 1)
     await comm.disconnect()
+
+
+# --------------------------------------------------------------------------- ended sessions
+
+
+def logged_in(user) -> tuple[Client, bytes]:
+    """A browser's session for ``user``: the client that can log it out, and its cookie."""
+    client = Client()
+    client.force_login(user)
+    name = settings.SESSION_COOKIE_NAME
+    return client, f"{name}={client.cookies[name].value}".encode()
+
+
+def session_key_of(client: Client) -> str:
+    return client.cookies[settings.SESSION_COOKIE_NAME].value
+
+
+async def test_message_after_the_session_is_gone_closes_with_4401_and_changes_nothing(
+    game, alice
+):
+    client, cookie = await sync_to_async(logged_in)(alice)
+    white, _ = await open_game(game.pk, cookie)
+    # Removed behind the socket's back (as a session purge would), with no logout
+    # signal: only the check on the next message can notice.
+    await sync_to_async(Session.objects.filter(session_key=session_key_of(client)).delete)()
+    await white.send_json_to({"type": "move", "number": 1, "move": "e2e4"})
+    await assert_closed_with(white, consumers.CLOSE_UNAUTHENTICATED)
+    assert await move_count(game) == 0
+
+
+async def test_message_after_the_session_expired_closes_with_4401(alice):
+    client, cookie = await sync_to_async(logged_in)(alice)
+    comm = communicator("/ws/player/", cookie)
+    await comm.connect()
+    assert (await comm.receive_json_from())["type"] == "hello"
+    await sync_to_async(
+        Session.objects.filter(session_key=session_key_of(client)).update
+    )(expire_date=timezone.now() - dt.timedelta(seconds=1))
+    await comm.send_json_to({"type": "ping"})
+    await assert_closed_with(comm, consumers.CLOSE_UNAUTHENTICATED)
+
+
+async def test_message_from_an_account_closed_behind_the_socket_closes_with_4401(
+    game, alice
+):
+    _, cookie = await sync_to_async(logged_in)(alice)
+    white, _ = await open_game(game.pk, cookie)
+    # Deactivated without the service (so no event is pushed): the check must see it.
+    await sync_to_async(User.objects.filter(pk=alice.pk).update)(is_active=False)
+    await white.send_json_to({"type": "sync", "version": 0})
+    await assert_closed_with(white, consumers.CLOSE_UNAUTHENTICATED)
+
+
+async def test_logging_out_closes_that_sessions_sockets_at_once(game, alice):
+    client, cookie = await sync_to_async(logged_in)(alice)
+    _, other_cookie = await sync_to_async(logged_in)(alice)
+    white, _ = await open_game(game.pk, cookie)
+    dashboard = communicator("/ws/player/", cookie)
+    await dashboard.connect()
+    await dashboard.receive_json_from()
+    elsewhere, _ = await open_game(game.pk, other_cookie)
+    await sync_to_async(client.logout)()
+    await assert_closed_with(white, consumers.CLOSE_UNAUTHENTICATED)
+    await assert_closed_with(dashboard, consumers.CLOSE_UNAUTHENTICATED)
+    # The same player logged in on another machine stays logged in there.
+    await elsewhere.send_json_to({"type": "sync", "version": 0})
+    assert (await elsewhere.receive_json_from(timeout=5))["type"] == "snapshot"
+    await elsewhere.disconnect()
+
+
+async def test_revoking_access_closes_the_players_sockets_and_ends_the_game_live(
+    game, alice, bob, cookies
+):
+    white, _ = await open_game(game.pk, cookies["alice"])
+    black, _ = await open_game(game.pk, cookies["bob"])
+    bobs_dashboard = communicator("/ws/player/", cookies["bob"])
+    await bobs_dashboard.connect()
+    await bobs_dashboard.receive_json_from()
+    await sync_to_async(accounts_services.revoke_access)(player=bob)
+    # The opponent sees the game end, and keeps the socket.
+    ended = await receive_until(white, "event")
+    assert ended["event"] == "abandoned"
+    assert (ended["game"]["status"], ended["game"]["result"]) == ("finished", "1-0")
+    # Bob's pages hear their game end, then are closed.
+    assert (await receive_until(black, "event"))["event"] == "abandoned"
+    await assert_closed_with(black, consumers.CLOSE_UNAUTHENTICATED)
+    assert (await bobs_dashboard.receive_json_from(timeout=5))["event"] == "abandoned"
+    await assert_closed_with(bobs_dashboard, consumers.CLOSE_UNAUTHENTICATED)
+    await white.send_json_to({"type": "sync", "version": 0})
+    assert (await receive_until(white, "snapshot"))["game"]["status"] == "finished"
+    await white.disconnect()
+
+
+def test_the_session_check_is_one_query(alice, django_assert_num_queries):
+    client, _ = logged_in(alice)
+    with django_assert_num_queries(1):
+        assert selectors.is_live_session(alice.pk, session_key_of(client)) is True
+    assert selectors.is_live_session(alice.pk, "no-such-session") is False
+    User.objects.filter(pk=alice.pk).update(is_active=False)
+    assert selectors.is_live_session(alice.pk, session_key_of(client)) is False
