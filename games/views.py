@@ -2,7 +2,8 @@
 
 Each action parses its form, calls one :mod:`games.services` function and turns the
 result or the domain error into a response: JSON for the page's own scripts (which ask
-with ``Accept: application/json``), a message and a redirect for a plain form post. The
+with ``Accept: application/json``), a message and a redirect for a plain form post (a
+refused typed move instead re-renders the page with the text kept). The
 same actions also travel over the WebSocket (:mod:`games.consumers`); these are the
 fallback that keeps the page usable without it.
 """
@@ -127,7 +128,19 @@ def _js_strings() -> dict[str, str]:
 @require_GET
 def game_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """The game page: board, moves, status bar and actions; read-only for watchers."""
-    game = _game_or_404(pk)
+    return _game_page(request, _game_or_404(pk))
+
+
+def _game_page(
+    request: HttpRequest,
+    game: Game,
+    *,
+    move_typed: str = "",
+    move_error: str = "",
+    status: int = 200,
+) -> HttpResponse:
+    """Render the game page; after a refused typed move (no script), with the text
+    that was typed still in the box and the reason under it."""
     my_colour = game.colour_of(request.user.pk)
     prefs = _preferences(request.user)
     orientation = prefs.orientation
@@ -171,11 +184,13 @@ def game_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "game_data": data,
             "moves": data["moves"],
             "claimable": data["claimable"],
-            "move_form": MoveForm(initial={"number": game.next_move_number}),
             # The chess move number (a move is white's ply and black's), as the script
             # shows it; next_move_number counts plies.
             "move_number": (game.next_move_number + 1) // 2,
+            "move_typed": move_typed,
+            "move_error": move_error,
         },
+        status=status,
     )
 
 
@@ -240,13 +255,19 @@ def _act(
     return redirect("game_detail", pk=pk)
 
 
-def _form_error(request: HttpRequest, pk: int, form: forms.Form) -> HttpResponse:
-    """Refuse an invalid form, naming each field by its (translated) label, not its
-    name in the code."""
-    text = " ".join(
+def _form_error_text(form: forms.Form) -> str:
+    """Each error of ``form``, naming its field by its (translated) label, not its name
+    in the code."""
+    return " ".join(
         f"{form[name].label}: {' '.join(errs)}" if name in form.fields else " ".join(errs)
         for name, errs in form.errors.items()
     )
+
+
+def _form_error(request: HttpRequest, pk: int, form: forms.Form) -> HttpResponse:
+    """Refuse an invalid form, as JSON for the page's script or as a message and a
+    redirect for a plain form post."""
+    text = _form_error_text(form)
     if _wants_json(request):
         return JsonResponse(
             {"type": "error", "code": "invalid_form", "message": text, "fields": form.errors},
@@ -260,19 +281,44 @@ def _form_error(request: HttpRequest, pk: int, form: forms.Form) -> HttpResponse
 @require_POST
 def game_move(request: HttpRequest, pk: int) -> HttpResponse:
     form = MoveForm(request.POST)
+    if _wants_json(request):
+        if not form.is_valid():
+            return _form_error(request, pk, form)
+        return _act(
+            request,
+            pk,
+            lambda: services.make_move(
+                game_id=pk,
+                player=request.user,
+                move_number=form.cleaned_data["number"],
+                move=form.cleaned_data["move"],
+            ),
+            _("Move played."),
+        )
+    # A plain form post (no script). A refused move re-renders the page rather than
+    # redirecting, so what was typed stays in the box to be corrected.
+    typed = str(request.POST.get("move", ""))[:100].strip()
     if not form.is_valid():
-        return _form_error(request, pk, form)
-    return _act(
-        request,
-        pk,
-        lambda: services.make_move(
+        return _game_page(
+            request, _game_or_404(pk), move_typed=typed,
+            move_error=_form_error_text(form), status=400,
+        )
+    try:
+        services.make_move(
             game_id=pk,
             player=request.user,
             move_number=form.cleaned_data["number"],
             move=form.cleaned_data["move"],
-        ),
-        _("Move played."),
-    )
+        )
+    except errors.GameNotFound as error:
+        raise Http404(error.message) from error
+    except errors.DomainError as error:
+        return _game_page(
+            request, _game_or_404(pk), move_typed=typed, move_error=error.message,
+            status=error_status(error),
+        )
+    messages.success(request, _("Move played."))
+    return redirect("game_detail", pk=pk)
 
 
 @login_required

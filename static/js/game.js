@@ -422,7 +422,10 @@ function connect() {
     if (msg.type === "snapshot") reconnectAttempts = 0;
     if (msg.type === "snapshot") applySnapshot(msg);
     else if (msg.type === "event") applyEvent(msg);
-    else if (msg.type === "ack") clearError();
+    else if (msg.type === "ack") {
+      clearError();
+      if (msg.action === "move") typedMoveAnswered(true);
+    }
     else if (msg.type === "error") onActionError(msg);
   });
   ws.addEventListener("close", (e) => {
@@ -471,6 +474,7 @@ async function poll() {
 
 function onActionError(msg) {
   state.pending = false;
+  if (!msg.action || msg.action === "move") typedMoveAnswered(false, msg.message);
   showError(msg.message);
   render(); // snaps a piece moved on the board back to the position we know
   if (msg.code === "wrong_move_number") requestSync();
@@ -534,8 +538,12 @@ async function send(type, fields = {}) {
     onActionError({ message: S.serverError });
     return;
   }
-  if (response.ok) applySnapshot(payload);
-  else onActionError(payload);
+  if (response.ok) {
+    applySnapshot(payload);
+    if (type === "move") typedMoveAnswered(true);
+  } else {
+    onActionError({ action: type, ...payload });
+  }
 }
 
 // ------------------------------------------------------------------ controls
@@ -598,14 +606,37 @@ $("#toggle-coordinates").addEventListener("click", (e) => {
   ground.redrawAll();
 });
 
+// A typed move stays in the box until the server has taken it: refused (illegal, out
+// of turn, offline), it is still there to be corrected, with the reason under it.
 const moveForm = $("#move-form");
+const moveInput = $("#move-input");
+let typedMove = null; // the text sent and not yet answered
+
+function typedMoveAnswered(accepted, message = "") {
+  if (typedMove === null || !moveInput) return;
+  if (accepted && moveInput.value.trim() === typedMove) moveInput.value = "";
+  typedMove = null;
+  showTypedMoveError(accepted ? "" : message);
+}
+
+function showTypedMoveError(message) {
+  const box = $("#move-input-error");
+  if (!box) return;
+  box.textContent = message;
+  box.hidden = !message;
+  moveInput.classList.toggle("is-invalid", Boolean(message));
+  if (message) moveInput.setAttribute("aria-invalid", "true");
+  else moveInput.removeAttribute("aria-invalid");
+}
+
 if (moveForm) {
+  moveInput.addEventListener("input", () => showTypedMoveError(""));
   moveForm.addEventListener("submit", (e) => {
     e.preventDefault();
-    const input = $("#move-input");
-    const text = input.value.trim();
+    const text = moveInput.value.trim();
     if (!text) return;
-    input.value = "";
+    typedMove = text;
+    showTypedMoveError("");
     step("last");
     sendMove(text);
   });

@@ -132,7 +132,15 @@ def new_page(server_url, transactional_db, monkeypatch) -> Iterator[Callable]:
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     started: dict = {}
 
-    def make(user=None, *, width: int = 1280, height: int = 900):
+    def make(
+        user=None,
+        *,
+        width: int = 1280,
+        height: int = 900,
+        javascript: bool = True,
+        color_scheme: str = "light",
+        locale: str = "en-US",
+    ):
         if not started:
             started["playwright"] = sync_playwright().start()
             started["browser"] = started["playwright"].chromium.launch(
@@ -141,7 +149,9 @@ def new_page(server_url, transactional_db, monkeypatch) -> Iterator[Callable]:
         context = started["browser"].new_context(
             base_url=server_url,
             viewport={"width": width, "height": height},
-            locale="en-US",
+            locale=locale,
+            color_scheme=color_scheme,
+            java_script_enabled=javascript,
             accept_downloads=True,
         )
         if user is not None:

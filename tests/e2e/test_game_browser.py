@@ -233,18 +233,82 @@ def test_illegal_drop_snaps_back_without_a_request(new_page, game, alice):
     assert not Game.objects.get(pk=game.pk).moves.exists()
 
 
-def test_typed_illegal_move_shows_the_error_and_a_legal_one_is_played(
+ILLEGAL = "That move is not legal in this position."
+
+
+def type_move(page: Page, text: str) -> None:
+    page.locator("#move-input").press_sequentially(text)
+    page.locator("#move-form button[type=submit]").click()
+
+
+def test_typed_illegal_move_keeps_the_text_shows_the_error_and_a_legal_one_is_played(
     new_page, game, alice
 ):
     white = open_game(new_page(alice), game)
-    white.fill("#move-input", "e2e5")
-    white.locator("#move-form button[type=submit]").click()
-    expect(white.locator("#game-error")).to_be_visible()
+    box = white.locator("#move-input")
+    type_move(white, "e2e5")
+    expect(white.locator("#game-error")).to_have_text(ILLEGAL)
+    expect(white.locator("#move-input-error")).to_have_text(ILLEGAL)
+    expect(box).to_have_attribute("aria-invalid", "true")
+    expect(box).to_have_value("e2e5")
     expect_moves(white, 0)
-    white.fill("#move-input", "Nf3")
+    # Correcting the text clears the complaint; the accepted move empties the box.
+    box.fill("")
+    expect(white.locator("#move-input-error")).to_be_hidden()
+    type_move(white, "Nf3")
+    expect_moves(white, 1)
+    expect(box).to_have_value("")
+    assert Game.objects.get(pk=game.pk).moves.get().san == "Nf3"
+
+
+def test_typed_move_stays_in_the_box_until_the_server_answers(new_page, game, alice):
+    """The answer to the move is held back: until it comes, the text is still there."""
+    white = new_page(alice)
+    held: list = []
+
+    def relay(ws):
+        server = ws.connect_to_server()
+
+        def to_page(message):
+            if json.loads(message).get("type") == "ack":
+                held.append(message)
+                return
+            ws.send(message)
+
+        server.on_message(to_page)
+
+    white.route_web_socket("**/ws/games/**", relay)
+    open_game(white, game)
+    type_move(white, "e4")
+    expect_moves(white, 1)  # the move's event arrived; its ack is held
+    white.wait_for_timeout(200)
+    expect(white.locator("#move-input")).to_have_value("e4")
+    assert len(held) == 1
+
+
+def test_typed_illegal_move_over_http_keeps_the_text(new_page, game, alice):
+    white = new_page(alice)
+    white.add_init_script("delete window.WebSocket")
+    white.goto(f"/games/{game.pk}/")
+    expect(white.locator("#game")).to_have_attribute("data-connection", "offline")
+    type_move(white, "Ke2")
+    expect(white.locator("#move-input-error")).to_have_text(ILLEGAL)
+    expect(white.locator("#move-input")).to_have_value("Ke2")
+    white.locator("#move-input").fill("e4")
     white.locator("#move-form button[type=submit]").click()
     expect_moves(white, 1)
-    assert Game.objects.get(pk=game.pk).moves.get().san == "Nf3"
+    expect(white.locator("#move-input")).to_have_value("")
+
+
+def test_typed_illegal_move_without_scripts_keeps_the_text(new_page, game, alice, screenshot):
+    white = new_page(alice, javascript=False)
+    white.goto(f"/games/{game.pk}/")
+    white.locator("#move-input").fill("e2e5")
+    white.locator("#move-form button[type=submit]").click()
+    expect(white.locator("#move-input")).to_have_value("e2e5")
+    expect(white.locator("#move-input-error")).to_have_text(ILLEGAL)
+    screenshot(white, "game-no-script-illegal-move")
+    assert not Game.objects.get(pk=game.pk).moves.exists()
 
 
 def test_watcher_follows_live_without_controls(new_page, game, alice, bob, carol):

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
-from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
@@ -144,15 +144,56 @@ def test_illegal_move_is_refused_with_422_and_nothing_changes(as_alice, game):
     assert not game.moves.exists()
 
 
-def test_illegal_move_from_the_plain_form_shows_a_message(as_alice, game):
-    response = as_alice.post(
-        url("game_move", game),
-        {"number": 1, "move": "e2e5"},
-        follow=True,
-        HTTP_ACCEPT_LANGUAGE="en",
-    )
-    assert "That move is not legal in this position." in response.content.decode()
+def typed_move_box(response) -> tuple[str, str]:
+    """The move box of a re-rendered page: its value and the error shown under it."""
+    html = response.content.decode()
+    box = re.search(r'<input id="move-input"[^>]*>', html)
+    error = re.search(r'<div id="move-input-error"[^>]*>(.*?)</div>', html, re.S)
+    assert box is not None and error is not None
+    value = re.search(r'value="([^"]*)"', box.group(0))
+    return (value.group(1) if value else ""), error.group(1).strip()
+
+
+def test_illegal_move_from_the_plain_form_keeps_the_typed_text_and_says_why(as_alice, game):
+    response = as_alice.post(url("game_move", game), {"number": 1, "move": "e2e5"})
+    assert response.status_code == 422
+    assert typed_move_box(response) == ("e2e5", "That move is not legal in this position.")
+    assert 'aria-invalid="true"' in response.content.decode()
     assert not game.moves.exists()
+
+
+def test_move_out_of_turn_from_the_plain_form_keeps_the_typed_text(as_bob, game):
+    response = as_bob.post(url("game_move", game), {"number": 1, "move": "e7e5"})
+    assert response.status_code == 409
+    typed, error = typed_move_box(response)
+    assert typed == "e7e5"
+    assert error
+    assert not game.moves.exists()
+
+
+def test_stale_move_from_the_plain_form_keeps_the_text_with_the_current_number(
+    as_alice, game, play
+):
+    play(game, "e4", "e5")
+    response = as_alice.post(url("game_move", game), {"number": 1, "move": "Nf3"})
+    assert response.status_code == 409
+    assert typed_move_box(response)[0] == "Nf3"
+    # Sent again as it stands, the box now carries the move number the game expects.
+    assert '<input type="hidden" name="number" value="3">' in response.content.decode()
+    assert game.moves.count() == 2
+
+
+def test_typed_text_is_escaped_when_shown_again(as_alice, game):
+    response = as_alice.post(url("game_move", game), {"number": 1, "move": '"><b>x'})
+    assert response.status_code == 400
+    assert typed_move_box(response)[0] == "&quot;&gt;&lt;b&gt;x"
+    assert '"><b>x' not in response.content.decode()
+
+
+def test_plain_form_move_on_a_missing_game_is_404(as_alice, game):
+    missing = reverse("game_move", args=[game.pk + 999])
+    response = as_alice.post(missing, {"number": 1, "move": "e4"})
+    assert response.status_code == 404
 
 
 def test_move_out_of_turn_is_refused(as_bob, game):
@@ -194,9 +235,17 @@ def test_malformed_move_form_is_refused_with_400(as_alice, game, form):
 def test_move_form_errors_name_the_field_by_its_label(as_alice, game):
     response = as_alice.post(url("game_move", game), {"number": "one", "move": "e2e4"})
 
-    assert [str(m) for m in get_messages(response.wsgi_request)] == [
-        "Move number: Enter a whole number."
-    ]
+    assert response.status_code == 400
+    assert typed_move_box(response) == ("e2e4", "Move number: Enter a whole number.")
+    assert not game.moves.exists()
+
+
+def test_too_long_typed_move_from_the_plain_form_is_kept_and_refused(as_alice, game):
+    response = as_alice.post(url("game_move", game), {"number": 1, "move": "e2e4" * 3})
+    assert response.status_code == 400
+    typed, error = typed_move_box(response)
+    assert typed == "e2e4" * 3
+    assert error.startswith("Move (SAN or UCI): ")
 
 
 def test_move_form_errors_over_json_name_the_field_by_its_label(as_alice, game):
