@@ -9,7 +9,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from urllib.parse import quote
 
@@ -29,6 +29,23 @@ CHROMIUM_ARGS = [
 ]
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+
+
+def in_ci(env: Mapping[str, str]) -> bool:
+    """Whether ``env`` says this runs in CI (``CI`` set, as ``.ci/run`` does)."""
+    return env.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def require_browser(chromium: Path, env: Mapping[str, str]) -> None:
+    """Skip the browser tests, with the reason, when ``chromium`` is missing; in CI fail
+    instead, since a run that skipped them all would otherwise pass."""
+    if chromium.exists():
+        return
+    reason = f"{chromium} is not installed: browser tests need Debian's chromium"
+    if in_ci(env):
+        pytest.fail(f"{reason}, and CI is set: install it (apt-get install -y chromium)",
+                    pytrace=False)
+    pytest.skip(reason)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -57,8 +74,7 @@ def _database_url() -> str:
 @pytest.fixture(scope="session")
 def server_url(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[str]:
     """Daphne on a free loopback port, serving the project against the test database."""
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is not installed: browser tests need Debian's chromium")
+    require_browser(CHROMIUM, os.environ)
     with django_db_blocker.unblock():
         database_url = _database_url()
     port = _free_port()
