@@ -161,3 +161,94 @@ def test_a_channel_layer_failure_does_not_undo_the_move_or_silence_other_groups(
     game.refresh_from_db()
     assert game.next_move_number == 2
     assert listener.receive()["event"] == "move"
+
+
+# Each service that changes a game, with what must already have happened: the event it
+# publishes must reach the game's group and both players' groups, and only on commit.
+GAME_ACTIONS = {
+    "draw_offered": ([], lambda g, w, b: services.offer_draw(game_id=g.pk, player=w)),
+    "draw_accepted": (
+        ["offer"],
+        lambda g, w, b: services.answer_draw(game_id=g.pk, player=b, accept=True),
+    ),
+    "draw_declined": (
+        ["offer"],
+        lambda g, w, b: services.answer_draw(game_id=g.pk, player=b, accept=False),
+    ),
+    "resigned": ([], lambda g, w, b: services.resign(game_id=g.pk, player=b)),
+    "draw_claimed": (
+        ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"],
+        lambda g, w, b: services.claim_draw(game_id=g.pk, player=w),
+    ),
+    "abandoned": ([], lambda g, w, b: services.abandon_games(player=b)),
+}
+
+
+@pytest.mark.parametrize("event", GAME_ACTIONS)
+def test_every_game_change_reaches_the_game_and_both_players_on_commit(
+    listen, game, alice, bob, play, event
+):
+    before, action = GAME_ACTIONS[event]
+    moves = [m for m in before if m != "offer"]
+    if moves:
+        play(game, *moves)
+    if "offer" in before:
+        services.offer_draw(game_id=game.pk, player=alice)
+    listeners = [
+        listen(game_group(game.pk)),
+        listen(player_group(alice.pk)),
+        listen(player_group(bob.pk)),
+    ]
+    with transaction.atomic():
+        action(game, alice, bob)
+        for listener in listeners:
+            listener.assert_silent(0.1)
+    for listener in listeners:
+        message = listener.receive()
+        assert (message["type"], message["event"]) == ("game.event", event)
+        assert message["game"]["id"] == game.pk
+
+
+CHALLENGE_ACTIONS = {
+    "challenge_created": lambda made, a, b: services.challenge(challenger=a, challenged=b),
+    "challenge_withdrawn": lambda made, a, b: services.withdraw_challenge(
+        challenge_id=made().pk, player=a
+    ),
+    "challenge_declined": lambda made, a, b: services.decline_challenge(
+        challenge_id=made().pk, player=b
+    ),
+    "challenge_accepted": lambda made, a, b: services.accept_challenge(
+        challenge_id=made().pk, player=b, colour="black"
+    ),
+}
+
+
+@pytest.mark.parametrize("event", CHALLENGE_ACTIONS)
+def test_every_challenge_change_reaches_both_players_on_commit(listen, alice, bob, event):
+    pending: list = []
+
+    def made():
+        return pending[0]
+
+    if event != "challenge_created":
+        pending.append(services.challenge(challenger=alice, challenged=bob))
+    listeners = [listen(player_group(alice.pk)), listen(player_group(bob.pk))]
+    with transaction.atomic():
+        CHALLENGE_ACTIONS[event](made, alice, bob)
+        for listener in listeners:
+            listener.assert_silent(0.1)
+    for listener in listeners:
+        received = [listener.receive()]
+        if event == "challenge_accepted":
+            received.append(listener.receive())  # and the game that starts
+        message = next(m for m in received if m["type"] == "challenge.event")
+        assert message["event"] == event
+
+
+def test_a_refused_challenge_answer_publishes_nothing(listen, alice, bob, carol):
+    made = services.challenge(challenger=alice, challenged=bob)
+    listeners = [listen(player_group(p.pk)) for p in (alice, bob, carol)]
+    with pytest.raises(errors.ChallengeNotFound):
+        services.decline_challenge(challenge_id=made.pk, player=carol)
+    for listener in listeners:
+        listener.assert_silent()
