@@ -1,0 +1,69 @@
+"""Domain error codes are part of the front doors' contract: they must not drift.
+
+The web maps them to HTTP statuses and WebSocket error frames, the ESPOL gateway to its
+response codes, so a renamed code would break clients silently.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from games import errors
+
+STABLE_CODES = {
+    errors.UserNotFound: "user_not_found",
+    errors.GameNotFound: "game_not_found",
+    errors.NotAPlayer: "not_a_player",
+    errors.NotYourTurn: "not_your_turn",
+    errors.InvalidMove: "invalid_move",
+    errors.IllegalMove: "illegal_move",
+    errors.WrongMoveNumber: "wrong_move_number",
+    errors.GameFinished: "game_finished",
+    errors.GameInProgress: "game_in_progress",
+    errors.DrawOfferPending: "draw_offer_pending",
+    errors.NoDrawOffer: "no_draw_offer",
+    errors.NothingToClaim: "nothing_to_claim",
+    errors.ChallengeExists: "challenge_exists",
+    errors.OpponentChallengedFirst: "opponent_challenged_first",
+    errors.ActiveGameExists: "active_game_exists",
+    errors.SelfChallenge: "self_challenge",
+    errors.ChallengeNotFound: "challenge_not_found",
+    errors.InvalidColour: "invalid_colour",
+    errors.SubscriptionRefused: "subscription_refused",
+    errors.SubscriptionNotPending: "subscription_not_pending",
+    errors.SubscriptionNotFound: "subscription_not_found",
+    errors.WrongPassword: "wrong_password",
+}
+
+
+def _all_subclasses(cls: type) -> set[type]:
+    found = set()
+    for sub in cls.__subclasses__():
+        found |= {sub, *_all_subclasses(sub)}
+    return found
+
+
+def test_every_domain_error_has_its_listed_stable_code():
+    # A new error must be added here on purpose, with its code.
+    assert _all_subclasses(errors.DomainError) == set(STABLE_CODES)
+    for error, code in STABLE_CODES.items():
+        assert error.code == code
+
+
+def test_no_two_errors_share_a_code():
+    codes = list(STABLE_CODES.values())
+    assert len(codes) == len(set(codes))
+
+
+@pytest.mark.parametrize("error", STABLE_CODES)
+def test_each_error_says_its_code_and_a_message(error):
+    raised = error(expected=3) if error is errors.WrongMoveNumber else error()
+    described = raised.as_dict()
+    assert described["code"] == STABLE_CODES[error]
+    assert described["message"] and described["message"] == str(raised)
+
+
+def test_a_stale_move_number_carries_the_expected_one():
+    described = errors.WrongMoveNumber(expected=7).as_dict()
+    assert described["expected"] == 7
+    assert "7" in described["message"]
