@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -9,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from channels import DEFAULT_CHANNEL_LAYER
+from channels.layers import channel_layers, get_channel_layer
 from django.conf import settings
 from django.db import connection
 
@@ -138,3 +141,26 @@ def test_live_sqlite_connection_runs_in_wal_mode():
 @pytest.mark.django_db
 def test_live_connection_is_postgresql():
     assert connection.vendor == "postgresql"
+
+
+@pytest.mark.redis
+def test_live_channel_layer_is_redis_and_crosses_processes():
+    # Two layer instances stand for two server processes (web and gateway): a group
+    # message sent through one reaches a channel opened through the other.
+    from channels_redis.core import RedisChannelLayer
+
+    assert isinstance(get_channel_layer(), RedisChannelLayer)
+
+    async def round_trip() -> dict:
+        receiving = channel_layers.make_backend(DEFAULT_CHANNEL_LAYER)
+        sending = channel_layers.make_backend(DEFAULT_CHANNEL_LAYER)
+        group = f"settings-check-{os.getpid()}"
+        channel = await receiving.new_channel()
+        await receiving.group_add(group, channel)
+        try:
+            await sending.group_send(group, {"type": "check.message", "n": 7})
+            return await asyncio.wait_for(receiving.receive(channel), 5)
+        finally:
+            await receiving.group_discard(group, channel)
+
+    assert asyncio.run(round_trip()) == {"type": "check.message", "n": 7}
