@@ -120,6 +120,54 @@ def _accept_against_account_closure(make_player) -> None:
             assert (accepted.result, accepted.termination) == ("0-1", "abandonment")
 
 
+def _resign_against_move(start_game, make_player) -> None:
+    for round_number in range(ROUNDS):
+        white = make_player(f"white{round_number}")
+        black = make_player(f"black{round_number}")
+        game = start_game(white, black)
+        moved, resigned = race(
+            partial(services.make_move, game_id=game.pk, player=white, move_number=1, move="e4"),
+            partial(services.resign, game_id=game.pk, player=black),
+        )
+        # Either order is a valid history, but never a move after the game ended.
+        assert isinstance(resigned, Game), resigned
+        assert isinstance(moved, Move | errors.GameFinished), moved
+        game.refresh_from_db()
+        assert (game.status, game.result, game.termination) == ("finished", "1-0", "resignation")
+        stored = list(Move.objects.filter(game=game))
+        if isinstance(moved, Move):
+            assert [m.uci for m in stored] == ["e2e4"]
+            assert stored[0].played_at <= game.finished_at
+            assert game.next_move_number == 2
+        else:
+            assert stored == [] and game.next_move_number == 1
+
+
+def _draw_offer_against_move(game) -> None:
+    # White to move; black offers a draw at the same moment. Whichever comes second sees
+    # the first: an offer during white's move is fine, a move after the offer is not
+    # (the offering side's opponent must answer before moving).
+    for _ in range(ROUNDS):
+        game.refresh_from_db()
+        number = game.next_move_number
+        mover, offerer = (game.white, game.black) if number % 2 else (game.black, game.white)
+        text = ["Nf3", "Nf6", "Ng1", "Ng8", "Nc3", "Nc6"][number - 1]
+        move = partial(
+            services.make_move, game_id=game.pk, player=mover, move_number=number, move=text
+        )
+        moved, offered = race(move, partial(services.offer_draw, game_id=game.pk, player=offerer))
+        assert isinstance(offered, Game), offered
+        assert isinstance(moved, Move | errors.DrawOfferPending), moved
+        game.refresh_from_db()
+        assert game.pending_draw_offer_by == offerer_colour(game, offerer)
+        assert game.next_move_number == (number + 1 if isinstance(moved, Move) else number)
+        services.answer_draw(game_id=game.pk, player=mover, accept=False)
+
+
+def offerer_colour(game: Game, player) -> str:
+    return "white" if game.white_id == player.pk else "black"
+
+
 ON_EACH_DATABASE = pytest.mark.parametrize(
     "database",
     [
@@ -152,3 +200,15 @@ def test_accept_racing_a_withdrawal_does_exactly_one(database, alice, bob):
 @ON_EACH_DATABASE
 def test_accept_racing_an_account_closure_leaves_no_game_running(database, make_player):
     _accept_against_account_closure(make_player)
+
+
+@ON_EACH_DATABASE
+def test_resign_racing_a_move_never_stores_a_move_after_the_end(
+    database, start_game, make_player
+):
+    _resign_against_move(start_game, make_player)
+
+
+@ON_EACH_DATABASE
+def test_draw_offer_racing_a_move_keeps_the_rule_of_answering_first(database, game):
+    _draw_offer_against_move(game)
