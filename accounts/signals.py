@@ -12,14 +12,14 @@ from django.http import HttpRequest
 
 from accounts.models import Preferences
 from games.events import publish_session_ended
-from ranking.models import PlayerRecord
+from ranking.services import open_record
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL)
 def create_player_rows(sender, instance, created: bool, raw: bool = False, **kwargs) -> None:
     if created and not raw:
         Preferences.objects.get_or_create(player=instance)
-        PlayerRecord.objects.get_or_create(player=instance)
+        open_record(instance.pk)
 
 
 @receiver(user_logged_out)

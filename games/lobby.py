@@ -25,7 +25,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.validators import USERNAME_MAX_LENGTH
 from games import errors, rules, selectors, services
 from games.models import Challenge, Game
-from ranking.models import PlayerRecord
+from ranking import selectors as ranking_selectors
 
 User = get_user_model()
 
@@ -305,7 +305,7 @@ def players(request: HttpRequest) -> HttpResponse:
 def player_detail(request: HttpRequest, username: str) -> HttpResponse:
     """A player's record (wins, losses, draws, rating) and recent games."""
     player = get_object_or_404(User, username=username, is_active=True)
-    record, _created = PlayerRecord.objects.get_or_create(player=player)
+    record = ranking_selectors.record_of(player.pk)
     games = list(selectors.games_of(player)[:PROFILE_RECENT_GAMES])
     recent = [_row(g, player) for g in games]
     relation = (

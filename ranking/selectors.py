@@ -37,3 +37,13 @@ def top_ten(*, winners_only: bool = False) -> list[PlayerRecord]:
     if winners_only:
         records = records.filter(wins__gt=0)
     return list(records[:10])
+
+
+def record_of(player_id: int) -> PlayerRecord:
+    """A player's record; an empty, unsaved one for an account created without it.
+
+    Every account gets its record when it is created (``accounts.signals``); a page that
+    only reads must not be the one to write it.
+    """
+    found = PlayerRecord.objects.filter(player_id=player_id).first()
+    return found if found is not None else PlayerRecord(player_id=player_id)

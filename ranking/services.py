@@ -14,12 +14,17 @@ def expected_score(rating: int, opponent_rating: int) -> float:
     return 1 / (1 + 10 ** ((opponent_rating - rating) / 400))
 
 
+def open_record(player_id: int) -> None:
+    """Give a new account its (empty) ranking record; a no-op when it has one."""
+    PlayerRecord.objects.get_or_create(player_id=player_id)
+
+
 def record_result(*, white_id: int, black_id: int, result: str) -> None:
     """Count a finished game (``1-0``, ``0-1`` or ``1/2-1/2``) in both players' records."""
     white_score = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[result]
     with transaction.atomic():
         for player_id in (white_id, black_id):
-            PlayerRecord.objects.get_or_create(player_id=player_id)
+            open_record(player_id)
         # Lock both rows in a fixed order so two games ending at once cannot deadlock.
         records = {
             r.player_id: r

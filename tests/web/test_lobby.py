@@ -12,6 +12,7 @@ from django.urls import reverse
 
 from games import services
 from games.models import Challenge, Game
+from ranking.models import PlayerRecord
 
 User = get_user_model()
 
@@ -549,6 +550,19 @@ def test_profile_shows_the_record_and_recent_games(as_alice, alice, bob, game):
     assert figures[1:] == ["0", "1", "0"]  # wins, losses, draws
     assert int(figures[0]) < 1500  # the rating dropped
     assert f'data-game-id="{game.pk}"' in html
+
+
+def test_profile_of_a_player_without_a_ranking_row_reads_as_empty_and_writes_nothing(
+    as_alice, bob
+):
+    PlayerRecord.objects.filter(player=bob).delete()
+
+    html = text(as_alice.get(reverse("player_detail", args=["bob"])))
+
+    record = html[html.index('id="player-record"') : html.index("Recent games")]
+    figures = re.findall(r'class="record-figure[^"]*">(\d+)<', record)
+    assert figures == ["1500", "0", "0", "0"]  # rating, wins, losses, draws
+    assert not PlayerRecord.objects.filter(player=bob).exists()
 
 
 def test_profile_of_an_unknown_or_closed_account_is_not_found(as_alice, make_player):
