@@ -73,40 +73,79 @@ def test_unexpected_errors_become_401(alice, monkeypatch):
     assert reply.code == Code.E_SYSTEM
 
 
-def test_throttle_answers_the_first_failure_at_once_then_doubles():
+@pytest.fixture
+def clock(monkeypatch) -> list[float]:
+    """The throttle's monotonic clock, moved by hand."""
+    now = [1000.0]
+    monkeypatch.setattr("legacy_tcp.server.time.monotonic", lambda: now[0])
+    return now
+
+
+def test_throttle_delay_is_nothing_before_a_failure_then_doubles_to_its_cap():
     throttle = LoginThrottle(base=0.5, cap=3.0)
-    delays = [throttle.failed("alice", 0) for _ in range(5)]
-    assert delays == [0.0, 0.5, 1.0, 2.0, 3.0]
+    assert [throttle.delay(n) for n in range(6)] == [0.0, 0.5, 1.0, 2.0, 3.0, 3.0]
 
 
-def test_throttle_counts_the_connections_own_failures_too():
+def test_throttle_lets_a_name_without_failures_be_checked_at_once(clock):
     throttle = LoginThrottle(base=0.5, cap=8.0)
-    assert throttle.failed("alice", 3) == 1.0
+    assert throttle.reserve("alice") == 0.0
+    assert throttle.reserve("alice") == 0.0
 
 
-def test_throttle_forgets_a_name_after_a_success():
+def test_throttle_makes_the_next_check_wait_after_each_failure(clock):
+    throttle = LoginThrottle(base=0.5, cap=3.0)
+    waits = []
+    for _ in range(5):
+        wait = throttle.reserve("alice")
+        waits.append(wait)
+        clock[0] += wait
+        throttle.failed("alice")
+    assert waits == [0.0, 0.5, 1.0, 2.0, 3.0]
+
+
+def test_throttle_counts_the_time_a_client_waited_by_itself(clock):
     throttle = LoginThrottle(base=0.5, cap=8.0)
-    throttle.failed("alice", 0)
-    throttle.failed("alice", 0)
+    throttle.failed("alice")
+    throttle.failed("alice")  # the next check is 1 s away
+    clock[0] += 0.75
+    assert throttle.reserve("alice") == pytest.approx(0.25)
+
+
+def test_throttle_queues_checks_that_arrive_together(clock):
+    throttle = LoginThrottle(base=0.5, cap=8.0)
+    throttle.failed("alice")
+    # Three guesses at the same instant: each waits for the turn after the previous one.
+    assert [throttle.reserve("alice") for _ in range(3)] == [0.5, 1.0, 1.5]
+
+
+def test_throttle_reports_failures_and_the_next_wait(clock):
+    throttle = LoginThrottle(base=0.5, cap=8.0)
+    assert throttle.failed("alice") == (1, 0.5)
+    assert throttle.failed("alice") == (2, 1.0)
+
+
+def test_throttle_forgets_a_name_after_a_success(clock):
+    throttle = LoginThrottle(base=0.5, cap=8.0)
+    throttle.failed("alice")
+    throttle.failed("alice")
     throttle.succeeded("alice")
-    assert throttle.failed("alice", 0) == 0.0
+    assert throttle.reserve("alice") == 0.0
 
 
-def test_throttle_keeps_names_apart():
+def test_throttle_keeps_names_apart(clock):
     throttle = LoginThrottle(base=0.5, cap=8.0)
-    throttle.failed("alice", 0)
-    throttle.failed("alice", 0)
-    assert throttle.failed("bob", 0) == 0.0
+    throttle.failed("alice")
+    throttle.failed("alice")
+    assert throttle.reserve("bob") == 0.0
 
 
-def test_throttle_forgets_failures_older_than_its_window(monkeypatch):
-    clock = [1000.0]
-    monkeypatch.setattr("legacy_tcp.server.time.monotonic", lambda: clock[0])
+def test_throttle_forgets_failures_older_than_its_window(clock):
     throttle = LoginThrottle(base=0.5, cap=8.0, window=60.0)
-    throttle.failed("alice", 0)
-    throttle.failed("alice", 0)
+    throttle.failed("alice")
+    throttle.failed("alice")
     clock[0] += 61.0
-    assert throttle.failed("alice", 0) == 0.0
+    assert throttle.reserve("alice") == 0.0
+    assert throttle.failed("alice") == (1, 0.5)
 
 
 # --------------------------------------------------------------------------- layering
