@@ -307,6 +307,8 @@ def test_typed_illegal_move_without_scripts_keeps_the_text(new_page, game, alice
     white.locator("#move-form button[type=submit]").click()
     expect(white.locator("#move-input")).to_have_value("e2e5")
     expect(white.locator("#move-input-error")).to_have_text(ILLEGAL)
+    expect(white.locator("#board-noscript")).to_be_visible()  # not an empty board
+    assert white.locator("#board-wrap").bounding_box()["height"] < 100
     screenshot(white, "game-no-script-illegal-move")
     assert not Game.objects.get(pk=game.pk).moves.exists()
 
@@ -320,18 +322,169 @@ def test_watcher_follows_live_without_controls(new_page, game, alice, bob, carol
     assert watcher.locator("#game").get_attribute("data-can-move") == "false"
 
 
+class Outage:
+    """Cuts a page off from the server on demand: while ``down``, each socket the page
+    opens goes to a closed port (so it fails, as when the network is gone) and its
+    polls of the state URL fail; set ``down`` back to False and the page's next attempt
+    goes through. ``urls`` lists the addresses the page asked for, in order."""
+
+    SCRIPT = """
+    (() => {
+      const Real = window.WebSocket;
+      window.outage = { down: false, urls: [] };
+      function CutWebSocket(url, protocols) {
+        window.outage.urls.push(String(url));
+        return new Real(window.outage.down ? "ws://127.0.0.1:9/" : url, protocols);
+      }
+      CutWebSocket.prototype = Real.prototype;
+      for (const name of ["CONNECTING", "OPEN", "CLOSING", "CLOSED"]) {
+        CutWebSocket[name] = Real[name];
+      }
+      window.WebSocket = CutWebSocket;
+    })();
+    """
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self._down = False
+        page.add_init_script(self.SCRIPT)
+        page.route("**/games/*/state/**", self._poll)
+
+    @property
+    def down(self) -> bool:
+        return self._down
+
+    @down.setter
+    def down(self, value: bool) -> None:
+        self._down = value
+        self.page.evaluate(f"window.outage.down = {'true' if value else 'false'}")
+
+    @property
+    def urls(self) -> list[str]:
+        return self.page.evaluate("window.outage.urls")
+
+    def _poll(self, route) -> None:
+        if self._down:
+            route.abort()
+        else:
+            route.continue_()
+
+
 def test_socket_dropped_and_back_misses_and_doubles_nothing(new_page, game, alice, bob):
-    white, black = open_game(new_page(alice), game), open_game(new_page(bob), game)
+    black = new_page(bob)
+    outage = Outage(black)
+    white = open_game(new_page(alice), game)
+    open_game(black, game)
     play_by_dragging(white, black, ["e2e4", "e7e5"])
+    outage.down = True
     black.evaluate("window.ajedrezGame.socket.close()")
     expect(black.locator("#game")).to_have_attribute("data-connection", "offline")
     drag(white, "g1", "f3")
-    expect(black.locator("#game")).to_have_attribute("data-connection", "connected")
+    expect_moves(white, 3)
+    # The move is committed while black's page is cut off, and black has not seen it.
+    assert Game.objects.get(pk=game.pk).moves.count() == 3
+    black.wait_for_timeout(1500)  # reconnection attempts come and are refused
+    assert move_list(black) == ["e4", "e5"]
+    expect(black.locator("#game")).not_to_have_attribute("data-connection", "connected")
+    attempts = len(outage.urls)
+    outage.down = False
+    expect(black.locator("#game")).to_have_attribute(
+        "data-connection", "connected", timeout=15_000
+    )
     expect_moves(black, 3)
+    assert attempts >= 2  # it did try, and was refused, while cut off
+    assert outage.urls[-1].endswith("?after=2")  # asked only for what it lacked
     drag(black, "b8", "c6")
     expect_moves(white, 4)
     expect_moves(black, 4)
     assert move_list(black) == ["e4", "e5", "Nf3", "Nc6"]
+
+
+# --------------------------------------------------------------------------- sound, status
+
+
+def spy_on_sounds(page: Page) -> None:
+    """Record each sound the page plays (``window.soundsPlayed``) instead of playing it."""
+    page.add_init_script(
+        """
+        window.soundsPlayed = [];
+        HTMLMediaElement.prototype.play = function () {
+          window.soundsPlayed.push(this.src);
+          return Promise.resolve();
+        };
+        """
+    )
+
+
+def sounds_played(page: Page) -> list[str]:
+    return page.evaluate("window.soundsPlayed")
+
+
+def test_opponents_move_plays_a_sound_and_my_own_does_not(new_page, game, alice, bob):
+    assert bob.preferences.sound  # the default
+    black = new_page(bob)
+    spy_on_sounds(black)
+    white = open_game(new_page(alice), game)
+    open_game(black, game)
+    drag(white, "e2", "e4")
+    expect_moves(black, 1)
+    black.wait_for_function("window.soundsPlayed.length === 1")
+    assert sounds_played(black)[0].endswith("/static/sounds/move.wav")
+    drag(black, "e7", "e5")
+    expect_moves(white, 2)
+    black.wait_for_timeout(300)
+    assert len(sounds_played(black)) == 1
+
+
+def test_no_sound_when_the_preference_is_off(new_page, game, alice, bob):
+    bob.preferences.sound = False
+    bob.preferences.save()
+    black = new_page(bob)
+    spy_on_sounds(black)
+    white = open_game(new_page(alice), game)
+    open_game(black, game)
+    drag(white, "e2", "e4")
+    expect_moves(black, 1)
+    black.wait_for_timeout(300)
+    assert sounds_played(black) == []
+
+
+def test_status_bar_says_how_long_the_last_move_took(new_page, game, alice, bob, play):
+    play(game, "e4", "e5")
+    # Thought for three hours and five minutes over e5.
+    game.moves.filter(number=2).update(think_seconds=3 * 3600 + 5 * 60)
+    white, black = open_game(new_page(alice), game), open_game(new_page(bob), game)
+    think = black.locator("#status-think")
+    expect(think).to_have_text("last move took 3 h 5 min")
+    drag(white, "g1", "f3")  # a move made at once, shown live
+    expect(think).to_have_text(re.compile(r"^last move took \d s$"))
+    expect(black.locator("#status-move")).to_have_text("move 2")
+
+
+def highlighted(page: Page, kind: str) -> list[str]:
+    """The squares chessground marks with ``kind`` (``last-move``, ``check``). It keeps
+    unused markers in the board hidden for reuse: only the visible ones count."""
+    return page.locator(f"#board square.{kind}").evaluate_all(
+        "squares => squares.filter(s => s.style.visibility !== 'hidden')"
+        ".map(s => s.cgKey).sort()"
+    )
+
+
+def test_last_move_and_check_are_highlighted_on_the_board(new_page, game, alice, bob, play):
+    play(game, "e4", "f5")
+    white, black = open_game(new_page(alice), game), open_game(new_page(bob), game)
+    assert highlighted(black, "last-move") == ["f5", "f7"]
+    assert highlighted(black, "check") == []
+    drag(white, "d1", "h5")  # Qh5+
+    expect_moves(black, 3)
+    expect(black.locator("#board square.check:visible")).to_have_count(1)
+    assert highlighted(black, "check") == ["e8"]
+    assert highlighted(black, "last-move") == ["d1", "h5"]
+    assert highlighted(white, "check") == ["e8"]
+    drag(black, "g7", "g6")  # out of check
+    expect_moves(white, 4)
+    expect(white.locator("#board square.check:visible")).to_have_count(0)
+    assert highlighted(white, "last-move") == ["g6", "g7"]
 
 
 def test_missed_event_is_recovered_by_a_sync(new_page, game, alice, bob):
@@ -595,6 +748,32 @@ def test_dashboard_moves_a_game_to_your_move_when_the_opponent_plays(
     expect(dashboard.locator(f"#their-turn-games {row}")).to_have_count(0)
     expect(dashboard.locator(f"#my-turn-games {row}")).to_contain_text("last move 1. e4")
     screenshot(dashboard, "dashboard-live-your-move")
+
+
+def test_dashboard_reconnects_and_shows_what_changed_while_it_was_offline(
+    new_page, game, alice, bob
+):
+    dashboard = new_page(bob)
+    outage = Outage(dashboard)
+    dashboard.goto("/")
+    indicator = dashboard.locator("#live-connection")
+    expect(indicator).to_have_attribute("data-state", "connected")
+    row = f'[data-game-id="{game.pk}"]'
+    outage.down = True
+    dashboard.evaluate("window.ajedrezDashboardSocket.close()")
+    expect(indicator).to_have_attribute("data-state", "offline")
+    white = open_game(new_page(alice), game)
+    drag(white, "e2", "e4")
+    expect_moves(white, 1)
+    assert Game.objects.get(pk=game.pk).moves.count() == 1
+    dashboard.wait_for_timeout(1000)
+    # Cut off, the dashboard has not heard of the move.
+    expect(dashboard.locator(f"#their-turn-games {row}")).to_have_count(1)
+    outage.down = False
+    expect(indicator).to_have_attribute("data-state", "connected", timeout=15_000)
+    expect(dashboard.locator(f"#my-turn-games {row}")).to_have_count(1)
+    expect(dashboard.locator(f"#their-turn-games {row}")).to_have_count(0)
+    assert len(outage.urls) >= 3  # the first socket, refused attempts, the one that took
 
 
 def forget_the_session(page: Page) -> None:
