@@ -420,12 +420,18 @@ def sounds_played(page: Page) -> list[str]:
     return page.evaluate("window.soundsPlayed")
 
 
-def test_opponents_move_plays_a_sound_and_my_own_does_not(new_page, game, alice, bob):
-    assert bob.preferences.sound  # the default
+def white_and_listening_black(new_page, game, alice, bob) -> tuple[Page, Page]:
+    """Both players' game pages, black's with its sounds recorded."""
     black = new_page(bob)
     spy_on_sounds(black)
     white = open_game(new_page(alice), game)
     open_game(black, game)
+    return white, black
+
+
+def test_opponents_move_plays_a_sound_and_my_own_does_not(new_page, game, alice, bob):
+    assert bob.preferences.sound  # the default
+    white, black = white_and_listening_black(new_page, game, alice, bob)
     drag(white, "e2", "e4")
     expect_moves(black, 1)
     black.wait_for_function("window.soundsPlayed.length === 1")
@@ -439,10 +445,7 @@ def test_opponents_move_plays_a_sound_and_my_own_does_not(new_page, game, alice,
 def test_no_sound_when_the_preference_is_off(new_page, game, alice, bob):
     bob.preferences.sound = False
     bob.preferences.save()
-    black = new_page(bob)
-    spy_on_sounds(black)
-    white = open_game(new_page(alice), game)
-    open_game(black, game)
+    white, black = white_and_listening_black(new_page, game, alice, bob)
     drag(white, "e2", "e4")
     expect_moves(black, 1)
     black.wait_for_timeout(300)

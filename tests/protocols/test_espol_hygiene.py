@@ -197,9 +197,14 @@ def timed(client: EspolClient, line: str) -> tuple[int, float]:
     return reply.code, time.monotonic() - started
 
 
-def test_repeated_wrong_passwords_are_checked_later_and_later(start_server, settings, alice):
+def slow_logins(settings) -> None:
+    """Delays long enough to measure: 0.3 s after one failure, doubling, capped at 5 s."""
     settings.ESPOL_LOGIN_DELAY = 0.3
     settings.ESPOL_LOGIN_DELAY_MAX = 5.0
+
+
+def test_repeated_wrong_passwords_are_checked_later_and_later(start_server, settings, alice):
+    slow_logins(settings)
     runner = start_server()
     client = EspolClient("127.0.0.1", runner.port)
     client.send("USER:alice")
@@ -215,8 +220,7 @@ def test_repeated_wrong_passwords_are_checked_later_and_later(start_server, sett
 def test_after_wrong_passwords_the_right_one_waits_its_turn_too(start_server, settings, alice):
     # Answering only the wrong guesses late would let a guesser read "no answer yet" as
     # "wrong" and move on: the check itself must wait.
-    settings.ESPOL_LOGIN_DELAY = 0.3
-    settings.ESPOL_LOGIN_DELAY_MAX = 5.0
+    slow_logins(settings)
     runner = start_server()
     client = EspolClient("127.0.0.1", runner.port)
     client.send("USER:alice")
@@ -230,8 +234,7 @@ def test_after_wrong_passwords_the_right_one_waits_its_turn_too(start_server, se
 def test_wrong_passwords_slow_down_per_user_name_across_connections(
     start_server, settings, alice
 ):
-    settings.ESPOL_LOGIN_DELAY = 0.3
-    settings.ESPOL_LOGIN_DELAY_MAX = 5.0
+    slow_logins(settings)
     runner = start_server()
     for _ in range(2):
         one_try = EspolClient("127.0.0.1", runner.port)
@@ -248,8 +251,7 @@ def test_wrong_passwords_slow_down_per_user_name_across_connections(
 def test_parallel_guesses_on_one_name_are_checked_one_after_another(
     start_server, settings, alice
 ):
-    settings.ESPOL_LOGIN_DELAY = 0.3
-    settings.ESPOL_LOGIN_DELAY_MAX = 5.0
+    slow_logins(settings)
     runner = start_server()
     first = EspolClient("127.0.0.1", runner.port)
     first.send("USER:alice")
@@ -272,8 +274,7 @@ def test_parallel_guesses_on_one_name_are_checked_one_after_another(
 
 
 def test_different_names_on_one_connection_slow_down_too(start_server, settings, alice, bob):
-    settings.ESPOL_LOGIN_DELAY = 0.3
-    settings.ESPOL_LOGIN_DELAY_MAX = 5.0
+    slow_logins(settings)
     runner = start_server()
     client = EspolClient("127.0.0.1", runner.port)
     client.send("USER:alice")
