@@ -170,7 +170,7 @@ class AccessChangeInline(ReadOnlyAdminMixin, admin.StackedInline):
 
     model = AccessChange
     fk_name = "player"
-    fields = ("active", "changed_at", "changed_by")
+    fields = ("changed_at", "changed_by")
     readonly_fields = fields
     can_delete = False
     extra = 0

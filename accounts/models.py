@@ -58,7 +58,8 @@ class SubscriptionRequest(models.Model):
 
 
 class AccessChange(models.Model):
-    """The last time an account was closed or reopened, and by whom.
+    """The last time an account was closed or reopened, and by whom; which of the two it
+    was is the account's own ``is_active``.
 
     Seed 000 keeps one date per user: when they joined *or* when their status last changed;
     ESPOL JAUT lists the players whose date is later than the client's. Django's
@@ -71,7 +72,6 @@ class AccessChange(models.Model):
         on_delete=models.CASCADE,
         related_name="access_change",
     )
-    active = models.BooleanField(_("access"))
     changed_at = models.DateTimeField(_("changed at"), db_index=True)
     # The administrator who decided, or the player themself when they unsubscribed.
     changed_by = models.ForeignKey(
@@ -87,7 +87,7 @@ class AccessChange(models.Model):
         verbose_name = _("access change")
 
     def __str__(self) -> str:
-        return f"{self.player_id}: {'open' if self.active else 'closed'} at {self.changed_at}"
+        return f"{self.player_id}: access changed at {self.changed_at}"
 
 
 class Preferences(models.Model):

@@ -106,7 +106,7 @@ def _record_access(player: AbstractBaseUser, *, active: bool, by: AbstractBaseUs
     player.is_active = active
     player.save(update_fields=["is_active"])
     AccessChange.objects.update_or_create(
-        player=player, defaults={"active": active, "changed_at": timezone.now(), "changed_by": by}
+        player=player, defaults={"changed_at": timezone.now(), "changed_by": by}
     )
 
 

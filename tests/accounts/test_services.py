@@ -224,7 +224,10 @@ def test_closing_records_when_and_by_whom(alice, bob, make_player):
     root = make_player("root")
     services.revoke_access(player=bob, by=root)
     services.unsubscribe(player=alice, password=PASSWORD)
-    changes = {c.player_id: (c.active, c.changed_by_id) for c in AccessChange.objects.all()}
+    changes = {
+        c.player_id: (c.player.is_active, c.changed_by_id)
+        for c in AccessChange.objects.select_related("player")
+    }
     assert changes == {bob.pk: (False, root.pk), alice.pk: (False, alice.pk)}
 
 
@@ -246,7 +249,7 @@ def test_restoring_access_lets_the_player_log_in_again(alice, bob, start_game):
     # What ended with the closure stays ended.
     assert (game.status, game.termination) == ("finished", "abandonment")
     change = AccessChange.objects.get(player=bob)
-    assert (change.active, change.changed_by_id) == (True, alice.pk)
+    assert (change.player.is_active, change.changed_by_id) == (True, alice.pk)
 
 
 def test_restoring_an_open_account_changes_nothing(bob):
