@@ -124,13 +124,15 @@ def publish_challenge_event(challenge: Challenge, event: str) -> None:
     transaction.on_commit(lambda: _send(groups, message))
 
 
+def _close_sockets_on_commit(group: str) -> None:
+    transaction.on_commit(lambda: _send([group], {"type": "account.closed"}))
+
+
 def publish_account_closed(user_id: int) -> None:
     """After commit, close every open socket of the account (its access was revoked)."""
-    groups = [account_group(user_id)]
-    transaction.on_commit(lambda: _send(groups, {"type": "account.closed"}))
+    _close_sockets_on_commit(account_group(user_id))
 
 
 def publish_session_ended(session_key: str) -> None:
     """After commit, close the open sockets of one login session (it logged out)."""
-    groups = [session_group(session_key)]
-    transaction.on_commit(lambda: _send(groups, {"type": "account.closed"}))
+    _close_sockets_on_commit(session_group(session_key))

@@ -168,7 +168,11 @@ def is_active_account(player_id: int) -> bool:
     The ESPOL gateway asks before every command of a logged-in connection, so that an
     account closed meanwhile loses its session at once.
     """
-    return User.objects.filter(pk=player_id, is_active=True).exists()
+    return _open_account(player_id).exists()
+
+
+def _open_account(player_id: int) -> QuerySet:
+    return User.objects.filter(pk=player_id, is_active=True)
 
 
 def is_live_session(player_id: int, session_key: str) -> bool:
@@ -183,7 +187,7 @@ def is_live_session(player_id: int, session_key: str) -> bool:
         store = import_module(settings.SESSION_ENGINE).SessionStore()
         return store.exists(session_key) and is_active_account(player_id)
     live = Session.objects.filter(session_key=session_key, expire_date__gt=timezone.now())
-    return User.objects.filter(pk=player_id, is_active=True).filter(Exists(live)).exists()
+    return _open_account(player_id).filter(Exists(live)).exists()
 
 
 def move_records(game_id: int, *, after: int = 0) -> list[tuple[int, str, bool]]:
