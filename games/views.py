@@ -230,9 +230,17 @@ def _wants_json(request: HttpRequest) -> bool:
 
 
 def _act(
-    request: HttpRequest, pk: int, action: Callable[[], Any], done: str
+    request: HttpRequest,
+    pk: int,
+    action: Callable[[], Any],
+    done: str,
+    *,
+    refused_page: Callable[[errors.DomainError], HttpResponse] | None = None,
 ) -> HttpResponse:
-    """Run ``action`` (one service call) and answer in the caller's format."""
+    """Run ``action`` (one service call) and answer in the caller's format.
+
+    A plain form post that is refused gets a message and a redirect, or, with
+    ``refused_page``, that page instead (the move form keeps what was typed)."""
     try:
         action()
     except errors.DomainError as error:
@@ -240,6 +248,8 @@ def _act(
             return JsonResponse({"type": "error", **error.as_dict()}, status=error_status(error))
         if isinstance(error, errors.GameNotFound):
             raise Http404(error.message) from error
+        if refused_page is not None:
+            return refused_page(error)
         messages.error(request, error.message)
         return redirect("game_detail", pk=pk)
     if _wants_json(request):
@@ -281,44 +291,31 @@ def _form_error(request: HttpRequest, pk: int, form: forms.Form) -> HttpResponse
 @require_POST
 def game_move(request: HttpRequest, pk: int) -> HttpResponse:
     form = MoveForm(request.POST)
-    if _wants_json(request):
-        if not form.is_valid():
-            return _form_error(request, pk, form)
-        return _act(
-            request,
-            pk,
-            lambda: services.make_move(
-                game_id=pk,
-                player=request.user,
-                move_number=form.cleaned_data["number"],
-                move=form.cleaned_data["move"],
-            ),
-            _("Move played."),
-        )
-    # A plain form post (no script). A refused move re-renders the page rather than
-    # redirecting, so what was typed stays in the box to be corrected.
+    # Without a script, a refused move re-renders the page rather than redirecting, so
+    # what was typed stays in the box to be corrected.
     typed = str(request.POST.get("move", ""))[:100].strip()
-    if not form.is_valid():
+
+    def refused_page(message: str, status: int) -> HttpResponse:
         return _game_page(
-            request, _game_or_404(pk), move_typed=typed,
-            move_error=_form_error_text(form), status=400,
+            request, _game_or_404(pk), move_typed=typed, move_error=message, status=status
         )
-    try:
-        services.make_move(
+
+    if not form.is_valid():
+        if _wants_json(request):
+            return _form_error(request, pk, form)
+        return refused_page(_form_error_text(form), 400)
+    return _act(
+        request,
+        pk,
+        lambda: services.make_move(
             game_id=pk,
             player=request.user,
             move_number=form.cleaned_data["number"],
             move=form.cleaned_data["move"],
-        )
-    except errors.GameNotFound as error:
-        raise Http404(error.message) from error
-    except errors.DomainError as error:
-        return _game_page(
-            request, _game_or_404(pk), move_typed=typed, move_error=error.message,
-            status=error_status(error),
-        )
-    messages.success(request, _("Move played."))
-    return redirect("game_detail", pk=pk)
+        ),
+        _("Move played."),
+        refused_page=lambda error: refused_page(error.message, error_status(error)),
+    )
 
 
 @login_required
