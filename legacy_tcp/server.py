@@ -21,8 +21,9 @@ the session goes on); each line must arrive within the idle timeout; connections
 the cap get 402 and are closed; every write is followed by a bounded ``drain()`` so a
 client that never reads is dropped instead of growing server memory; after wrong
 passwords, checks on that user name or connection wait their turn (:class:`LoginThrottle`),
-and password hashing runs on threads of its own (``ESPOL_AUTH_THREADS``); logs never hold passwords,
-and what a client typed is quoted in them (:func:`~legacy_tcp.protocols.espol.log_value`).
+and password hashing runs on threads of its own (``ESPOL_AUTH_THREADS``); logs never hold
+passwords, and what a client typed is quoted in them
+(:func:`~legacy_tcp.protocols.espol.log_value`).
 """
 
 from __future__ import annotations

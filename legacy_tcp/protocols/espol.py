@@ -551,8 +551,12 @@ def fecha(moment: dt.datetime) -> str:
 @dataclass(frozen=True)
 class Response:
     code: int
-    data: bytes  # the data of all its frames, concatenated
-    parts: tuple[bytes, ...] = ()  # the data of each frame, in order
+    parts: tuple[bytes, ...]  # the data of each frame, in order
+
+    @property
+    def data(self) -> bytes:
+        """The data of all its frames, concatenated: the whole answer."""
+        return b"".join(self.parts)
 
     @property
     def text(self) -> str:
@@ -579,4 +583,4 @@ class FrameDecoder:
             del self._buffer[: 6 + length]
             if more == b"0":
                 parts, self._parts = tuple(self._parts), []
-                yield Response(int(code_text), b"".join(parts), parts)
+                yield Response(int(code_text), parts)
