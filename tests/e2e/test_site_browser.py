@@ -71,15 +71,17 @@ def test_game_page_in_dark_mode(new_page, alice, club, screenshot):
 # --------------------------------------------------------------------------- phone
 
 
+# The logged-in pages besides the dashboard: (screenshot name, path, heading).
+LOGGED_IN_PAGES = [
+    ("players", "/players/", "Players"),
+    ("profile", "/players/bob/", "bob"),
+    ("ranking", "/ranking/", "Ranking"),
+    ("preferences", "/accounts/preferences/", "Preferences"),
+]
+
+
 @pytest.mark.parametrize(
-    "name, path, heading",
-    [
-        ("dashboard", "/", "My games"),
-        ("players", "/players/", "Players"),
-        ("profile", "/players/bob/", "bob"),
-        ("ranking", "/ranking/", "Ranking"),
-        ("preferences", "/accounts/preferences/", "Preferences"),
-    ],
+    "name, path, heading", [("dashboard", "/", "My games"), *LOGGED_IN_PAGES]
 )
 def test_page_fits_a_phone_screen(new_page, alice, club, screenshot, name, path, heading):
     phone = new_page(alice, width=PHONE_WIDTH, height=812)
@@ -92,15 +94,7 @@ def test_page_fits_a_phone_screen(new_page, alice, club, screenshot, name, path,
 # --------------------------------------------------------------------------- every page
 
 
-@pytest.mark.parametrize(
-    "name, path, heading",
-    [
-        ("players", "/players/", "Players"),
-        ("profile", "/players/bob/", "bob"),
-        ("ranking", "/ranking/", "Ranking"),
-        ("preferences", "/accounts/preferences/", "Preferences"),
-    ],
-)
+@pytest.mark.parametrize("name, path, heading", LOGGED_IN_PAGES)
 def test_logged_in_pages(new_page, alice, club, screenshot, name, path, heading):
     page = new_page(alice)
     page.goto(path)
