@@ -20,11 +20,10 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts import services
+from accounts.admin_mixins import ReadOnlyAdminMixin
+from accounts.errors import DomainError
 from accounts.models import AccessChange, SubscriptionRequest
 from accounts.validators import username_validator
-from ajedrez.admin import ReadOnlyAdminMixin
-from games.errors import DomainError
-from ranking.models import PlayerRecord
 
 User = get_user_model()
 
@@ -153,18 +152,6 @@ class PlayerChangeForm(_ProjectUsernameMixin, UserChangeForm):
         model = User
 
 
-class PlayerRecordInline(ReadOnlyAdminMixin, admin.StackedInline):
-    """The player's record, read-only: only finished games change it."""
-
-    model = PlayerRecord
-    fields = ("wins", "losses", "draws", "rating")
-    readonly_fields = fields
-    can_delete = False
-    extra = 0
-    max_num = 1
-    verbose_name_plural = _("record")
-
-
 class AccessChangeInline(ReadOnlyAdminMixin, admin.StackedInline):
     """When the account was last closed or reopened, and by whom (the actions change it)."""
 
@@ -183,7 +170,9 @@ admin.site.unregister(User)
 
 @admin.register(User)
 class PlayerAdmin(UserAdmin):
-    """The standard user admin with each player's record and a "revoke access" action."""
+    """The standard user admin with the access actions ("revoke", "restore").
+
+    The ranking app adds each player's record to it (``ranking/admin.py``)."""
 
     form = PlayerChangeForm
     add_form = PlayerCreationForm
@@ -211,14 +200,8 @@ class PlayerAdmin(UserAdmin):
         "email",
         "is_active",
         "is_staff",
-        "wins",
-        "losses",
-        "draws",
-        "rating",
         "date_joined",
     )
-    # The record is a reverse one-to-one: one JOIN instead of a query per row.
-    list_select_related = ("record",)
     list_filter = ("is_active", "is_staff", "is_superuser")
     actions = ("revoke_access", "restore_access")
 
@@ -232,28 +215,7 @@ class PlayerAdmin(UserAdmin):
         return (*readonly, "is_active")
 
     def get_inlines(self, request: HttpRequest, obj: object = None) -> list:
-        # On the add page the record does not exist yet: the post_save signal creates it.
-        return [PlayerRecordInline, AccessChangeInline] if obj is not None else []
-
-    def _record_value(self, user, field: str) -> int | None:
-        record = getattr(user, "record", None)
-        return None if record is None else getattr(record, field)
-
-    @admin.display(description=_("wins"), ordering="record__wins")
-    def wins(self, user) -> int | None:
-        return self._record_value(user, "wins")
-
-    @admin.display(description=_("losses"), ordering="record__losses")
-    def losses(self, user) -> int | None:
-        return self._record_value(user, "losses")
-
-    @admin.display(description=_("draws"), ordering="record__draws")
-    def draws(self, user) -> int | None:
-        return self._record_value(user, "draws")
-
-    @admin.display(description=_("rating"), ordering="record__rating")
-    def rating(self, user) -> int | None:
-        return self._record_value(user, "rating")
+        return [AccessChangeInline] if obj is not None else []
 
     def _for_each_user(
         self,

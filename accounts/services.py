@@ -10,11 +10,11 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from accounts.models import AccessChange, SubscriptionRequest
+from accounts import errors
+from accounts.events import publish_account_closed
+from accounts.models import AccessChange, Preferences, SubscriptionRequest
+from accounts.signals import account_closing
 from accounts.validators import username_validator
-from games import errors
-from games.events import publish_account_closed
-from games.services import abandon_games
 
 User = get_user_model()
 
@@ -40,7 +40,7 @@ def request_subscription(
 ) -> SubscriptionRequest:
     """Record a request to join (ESPOL SUBS); an administrator approves or rejects it.
 
-    The password is kept only as a hash. Raises :class:`~games.errors.SubscriptionRefused`
+    The password is kept only as a hash. Raises :class:`~accounts.errors.SubscriptionRefused`
     with the reason when the name is taken, already requested, or not acceptable.
     """
     username = username.strip()
@@ -123,7 +123,9 @@ def revoke_access(*, player: AbstractBaseUser, by: AbstractBaseUser | None = Non
     locked = User.objects.select_for_update(no_key=True).get(pk=player.pk)
     if not locked.is_active:
         return
-    abandon_games(player=locked)
+    # The apps above end what the player leaves (games: their games in progress), in
+    # this transaction.
+    account_closing.send(sender=User, player=locked)
     _record_access(locked, active=False, by=by)
     # Open pages would otherwise stay logged in until their next message; published
     # after the games' "abandoned" events, so the player's pages see their games end.
@@ -148,3 +150,14 @@ def unsubscribe(*, player: AbstractBaseUser, password: str) -> None:
     if not player.check_password(password):
         raise errors.WrongPassword()
     revoke_access(player=player, by=player)
+
+
+def save_preferences(*, player: AbstractBaseUser, values: dict[str, object]) -> Preferences:
+    """Store ``player``'s preferences (the fields of :class:`Preferences` in ``values``)."""
+    preferences, _created = Preferences.objects.update_or_create(player=player, defaults=values)
+    return preferences
+
+
+def restore_default_preferences(*, player: AbstractBaseUser) -> None:
+    """Back to the default look (seed 000: "Color Default"): the stored row goes."""
+    Preferences.objects.filter(player=player).delete()

@@ -1,29 +1,27 @@
-"""Every account gets its preferences and its ranking record when it is created,
-whichever door created it (approval, the admin's "add user", createsuperuser); logging
-out closes that session's open WebSockets."""
+"""What the accounts app tells the apps above it, and what it hears from Django's auth.
+
+Accounts is the lowest app: it never imports the others. When an account closes, the
+apps above must end what the player leaves behind (games ends their games in progress);
+they connect to :data:`account_closing`, which is sent inside the closing transaction, so
+the account and everything it ends commit or roll back together.
+"""
 
 from __future__ import annotations
 
-from django.conf import settings
+from typing import Any
+
 from django.contrib.auth.signals import user_logged_out
-from django.db.models.signals import post_save
-from django.dispatch import receiver
+from django.dispatch import Signal, receiver
 from django.http import HttpRequest
 
-from accounts.models import Preferences
-from games.events import publish_session_ended
-from ranking.services import open_record
+from accounts.events import publish_session_ended
 
-
-@receiver(post_save, sender=settings.AUTH_USER_MODEL)
-def create_player_rows(sender, instance, created: bool, raw: bool = False, **kwargs) -> None:
-    if created and not raw:
-        Preferences.objects.get_or_create(player=instance)
-        open_record(instance.pk)
+# Sent with ``player`` (the account, locked) inside :func:`accounts.services.revoke_access`.
+account_closing = Signal()
 
 
 @receiver(user_logged_out)
-def close_session_sockets(sender, request: HttpRequest, user, **kwargs) -> None:
+def close_session_sockets(sender: Any, request: HttpRequest, user: Any, **kwargs: Any) -> None:
     # Sent before the session is flushed, so its key still names the sockets to close;
     # other sessions of the same player stay logged in.
     session_key = getattr(getattr(request, "session", None), "session_key", None)

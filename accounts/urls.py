@@ -20,7 +20,6 @@ urlpatterns = [
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
     ),
-    path("unsubscribe/", views.unsubscribe, name="unsubscribe"),
     path("preferences/", views.preferences, name="preferences"),
     path("preferences/restore/", views.preferences_restore, name="preferences_restore"),
 ]

@@ -1,4 +1,5 @@
-"""Account pages: subscription request, login, unsubscribe, preferences.
+"""Account pages: subscription request, login, preferences (leaving the service, which
+ends the player's games, is a page of :mod:`games.lobby`).
 
 Each view parses its form, calls :mod:`accounts.services` and renders; domain errors
 become form errors, so the page keeps what was typed.
@@ -7,7 +8,6 @@ become form errors, so the page keeps what was typed.
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView
 from django.http import HttpRequest, HttpResponse
@@ -15,11 +15,9 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts import services
-from accounts.forms import LoginForm, PreferencesForm, SubscriptionForm, UnsubscribeForm
-from accounts.models import Preferences
-from games import errors
-from games.models import Game
+from accounts import errors, services
+from accounts.forms import LoginForm, PreferencesForm, SubscriptionForm
+from accounts.selectors import preferences_of
 
 
 class AjedrezLoginView(LoginView):
@@ -60,42 +58,11 @@ def subscribe_done(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def unsubscribe(request: HttpRequest) -> HttpResponse:
-    """Leave the service, confirming with the password; games in progress are lost."""
-    player = request.user
-    form = UnsubscribeForm(request.POST or None, player=player)
-    if request.method == "POST" and form.is_valid():
-        try:
-            services.unsubscribe(player=player, password=form.cleaned_data["password"])
-        except errors.WrongPassword as exc:
-            form.add_error("password", exc.message)
-        else:
-            logout(request)
-            return render(request, "accounts/unsubscribed.html")
-    active_games = (
-        Game.objects.of_player(player, status=Game.Status.ACTIVE)
-        .select_related("white", "black")
-        .order_by("-updated_at")
-    )
-    return render(
-        request, "accounts/unsubscribe.html", {"form": form, "active_games": active_games}
-    )
-
-
-def _preferences_of(player) -> Preferences:
-    # Accounts made before the signal existed (or by raw fixtures) may have none yet.
-    preferences, _created = Preferences.objects.get_or_create(player=player)
-    return preferences
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
 def preferences(request: HttpRequest) -> HttpResponse:
     """Board colours, pieces, coordinates, orientation, sound and status bar."""
-    current = _preferences_of(request.user)
-    form = PreferencesForm(request.POST or None, instance=current)
+    form = PreferencesForm(request.POST or None, instance=preferences_of(request.user))
     if request.method == "POST" and form.is_valid():
-        form.save()
+        services.save_preferences(player=request.user, values=form.cleaned_data)
         messages.success(request, _("Your preferences were saved."))
         return redirect("preferences")
     return render(request, "accounts/preferences.html", {"form": form})
@@ -105,11 +72,6 @@ def preferences(request: HttpRequest) -> HttpResponse:
 @require_POST
 def preferences_restore(request: HttpRequest) -> HttpResponse:
     """Back to the default look (seed 000: "Color Default")."""
-    defaults = {
-        field.name: field.get_default()
-        for field in Preferences._meta.concrete_fields
-        if not field.primary_key
-    }
-    Preferences.objects.update_or_create(player=request.user, defaults=defaults)
+    services.restore_default_preferences(player=request.user)
     messages.success(request, _("The default preferences were restored."))
     return redirect("preferences")

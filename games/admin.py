@@ -18,7 +18,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from ajedrez.admin import ReadOnlyAdminMixin
+from accounts.admin_mixins import ReadOnlyAdminMixin
 from games import selectors, services
 from games.models import Challenge, Game, Move
 
@@ -70,8 +70,8 @@ class GameAdmin(admin.ModelAdmin):
         "created_at",
         "updated_at",
         "finished_at",
-        "white_request",
-        "black_request",
+        "draw_offer_by",
+        "ended_by",
         "fen",
         "next_move_number",
         "version",

@@ -21,6 +21,7 @@ doubles nothing.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections import deque
 from typing import Any
@@ -31,9 +32,12 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from games import errors, rules, selectors, services
-from games.events import account_group, game_group, player_group, session_group
-from games.views import snapshot
+from accounts.events import account_group, session_group
+from accounts.selectors import is_live_session
+from games import errors, selectors, services, state
+from games.events import game_group, player_group
+
+logger = logging.getLogger(__name__)
 
 # lichess's limits: a frame over 8 KiB is no honest message; 100 messages in 20 s is
 # more than anyone moves by hand.
@@ -129,7 +133,7 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
     async def session_is_live(self) -> bool:
         if not self.session_key:
             return False
-        return await database_sync_to_async(selectors.is_live_session)(
+        return await database_sync_to_async(is_live_session)(
             self.user.pk, self.session_key
         )
 
@@ -190,14 +194,31 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
         raise NotImplementedError
 
 
+class InvalidField(Exception):
+    """A message's field is missing or of the wrong kind: raised before any service call,
+    so that only the message's own faults are reported as such."""
+
+    def __init__(self, field: str) -> None:
+        super().__init__(field)
+        self.field = field
+
+
+# Far beyond any real game's half-moves, and within every database's integer column.
+MAX_NUMBER = 100_000
+
+
 def _int_field(message: dict[str, Any], name: str, *, required: bool = True) -> int | None:
     value = message.get(name)
     if value is None and not required:
         return None
     # bool is an int in Python: refuse it, it is never a move number.
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ValueError(name)
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_NUMBER:
+        raise InvalidField(name)
     return value
+
+
+# A move in SAN or UCI is at most 7 characters (``exd8=Q+``); the service judges the text.
+MAX_MOVE_TEXT = 10
 
 
 class GameConsumer(LimitedJsonConsumer):
@@ -234,7 +255,9 @@ class GameConsumer(LimitedJsonConsumer):
 
     async def send_snapshot(self, *, after: int) -> None:
         def read() -> dict[str, Any]:
-            return snapshot(selectors.game(self.game_id), viewer_id=self.user.pk, after=after)
+            return state.snapshot(
+                selectors.game(self.game_id), viewer_id=self.user.pk, after=after
+            )
 
         await self.send_json(await database_sync_to_async(read)())
 
@@ -253,32 +276,45 @@ class GameConsumer(LimitedJsonConsumer):
                 error_frame("unknown_type", _("Unknown message type “%(type)s”.") % {"type": kind})
             )
             return
+        # The error boundary: the message's own faults (found before any service call)
+        # and domain errors are answered as such; anything else is a bug of ours, logged
+        # with its traceback and answered as an internal error, never as bad input.
         try:
             await handler(message)
-        except (ValueError, TypeError) as exc:
+        except InvalidField as exc:
             await self.send_json(
                 error_frame(
                     "invalid_message",
-                    _("Missing or invalid field “%(field)s”.") % {"field": exc.args[0]},
+                    _("Missing or invalid field “%(field)s”.") % {"field": exc.field},
                     action=kind,
                 )
             )
         except errors.DomainError as error:
             await self.send_json({"type": "error", "action": kind, **error.as_dict()})
+        except Exception:
+            logger.exception(
+                "game socket action failed: game=%s user=%s action=%s",
+                self.game_id, self.user.pk, kind,
+            )
+            await self.send_json(
+                error_frame(
+                    "internal_error",
+                    _("The server could not complete this; nothing changed. Try again."),
+                    action=kind,
+                )
+            )
 
     async def act(self, kind: str, service: Any, **kwargs: Any) -> None:
-        result = await database_sync_to_async(service)(
+        game = await database_sync_to_async(service)(
             game_id=self.game_id, player=self.user, **kwargs
         )
-        # make_move returns the Move, whose game is the saved, bumped instance.
-        game = getattr(result, "game", result)
         await self.send_json({"type": "ack", "action": kind, "version": game.version})
 
     async def do_move(self, message: dict[str, Any]) -> None:
         number = _int_field(message, "number")
         text = message.get("move")
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError("move")
+        if not isinstance(text, str) or not text.strip() or len(text) > MAX_MOVE_TEXT:
+            raise InvalidField("move")
         await self.act("move", services.make_move, move_number=number, move=text)
 
     async def do_draw_offer(self, message: dict[str, Any]) -> None:
@@ -287,7 +323,7 @@ class GameConsumer(LimitedJsonConsumer):
     async def do_draw_answer(self, message: dict[str, Any]) -> None:
         accept = message.get("accept")
         if not isinstance(accept, bool):
-            raise ValueError("accept")
+            raise InvalidField("accept")
         await self.act("draw_answer", services.answer_draw, accept=accept)
 
     async def do_resign(self, message: dict[str, Any]) -> None:
@@ -302,22 +338,9 @@ class GameConsumer(LimitedJsonConsumer):
         await self.send_snapshot(after=after)
 
     async def game_event(self, event: dict[str, Any]) -> None:
-        """Relay an event of :mod:`games.events`, with what the page needs next: the
-        legal destinations and, for players after a move, whether a draw is claimable."""
-        frame = {k: v for k, v in event.items() if k != "type"}
-        frame["type"] = "event"
-        state = event["game"]
-        active = state["status"] == "active"
-        frame["dests"] = rules.legal_moves(state["fen"]) if active else {}
-        if self.is_player and active and selectors.draw_claim_possible(state["fen"]):
-
-            def claimable() -> str | None:
-                return selectors.claimable_draw(selectors.game(self.game_id))
-
-            frame["claimable"] = await database_sync_to_async(claimable)()
-        else:
-            frame["claimable"] = None
-        await self.send_json(frame)
+        """Relay an event of :mod:`games.events`: the read model built it once for every
+        socket, so this only hides what is for the players from watchers."""
+        await self.send_json(state.frame_for(event, is_player=self.is_player))
 
 
 class PlayerConsumer(LimitedJsonConsumer):
@@ -345,7 +368,7 @@ class PlayerConsumer(LimitedJsonConsumer):
         )
 
     async def game_event(self, event: dict[str, Any]) -> None:
-        await self.send_json({**event, "type": "event", "kind": "game"})
+        await self.send_json(state.dashboard_frame(event, kind="game"))
 
     async def challenge_event(self, event: dict[str, Any]) -> None:
-        await self.send_json({**event, "type": "event", "kind": "challenge"})
+        await self.send_json(state.dashboard_frame(event, kind="challenge"))

@@ -1,32 +1,16 @@
-"""Domain errors raised by the service layer.
+"""Domain errors raised by the games' service layer.
 
 Each error has a stable machine ``code`` (front doors map it: HTTP status, WebSocket error
-frame, ESPOL response code) and a human ``message``.
+frame, ESPOL response code) and a human ``message``. The base class, and the errors about
+accounts (a player who does not exist, a refused subscription), are in
+:mod:`accounts.errors`.
 """
 
 from __future__ import annotations
 
 from django.utils.translation import gettext_lazy as _
 
-
-class DomainError(Exception):
-    """Base of every error the service layer raises on purpose."""
-
-    code: str = "domain_error"
-    default_message = _("The request could not be carried out.")
-
-    def __init__(self, message: str | None = None, **details: object) -> None:
-        self.message = str(message or self.default_message)
-        self.details = details
-        super().__init__(self.message)
-
-    def as_dict(self) -> dict[str, object]:
-        return {"code": self.code, "message": self.message, **self.details}
-
-
-class UserNotFound(DomainError):
-    code = "user_not_found"
-    default_message = _("No such active player.")
+from accounts.errors import DomainError
 
 
 class GameNotFound(DomainError):
@@ -123,23 +107,3 @@ class ChallengeNotFound(DomainError):
 class InvalidColour(DomainError):
     code = "invalid_colour"
     default_message = _("The colour must be white or black.")
-
-
-class SubscriptionRefused(DomainError):
-    code = "subscription_refused"
-    default_message = _("The subscription request was refused.")
-
-
-class SubscriptionNotPending(DomainError):
-    code = "subscription_not_pending"
-    default_message = _("That subscription request has already been decided.")
-
-
-class SubscriptionNotFound(DomainError):
-    code = "subscription_not_found"
-    default_message = _("No such subscription request.")
-
-
-class WrongPassword(DomainError):
-    code = "wrong_password"
-    default_message = _("Wrong password.")

@@ -1,4 +1,5 @@
-"""The lobby pages: the dashboard, the players and their profiles, and challenge actions.
+"""The lobby pages: the dashboard, the players and their profiles, challenge actions, and
+leaving the service (which ends the player's games, so the page lists them).
 
 Views parse the request, call :mod:`games.selectors` or :mod:`games.services`, and render;
 a domain error becomes a message on the page the player came from.
@@ -10,24 +11,25 @@ import secrets
 from dataclasses import dataclass
 
 from django.contrib import messages
-from django.contrib.auth import get_user_model
+from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.paginator import Paginator
-from django.db.models import Q
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts import errors as account_errors
+from accounts import selectors as account_selectors
+from accounts import services as account_services
+from accounts.forms import UnsubscribeForm
 from accounts.validators import USERNAME_MAX_LENGTH
 from games import errors, rules, selectors, services
 from games.models import Challenge, Game
+from games.state import game_row, game_url
 from ranking import selectors as ranking_selectors
-
-User = get_user_model()
 
 RECENT_FINISHED_GAMES = 10
 PLAYERS_PER_PAGE = 20
@@ -35,87 +37,16 @@ PROFILE_RECENT_GAMES = 15
 CHALLENGE_TYPED_KEY = "challenge_typed"
 
 
-def game_url(game_id: int) -> str:
-    """The game page's address (``game_detail``, served by the game views)."""
-    return reverse("game_detail", args=[game_id])
-
-
-@dataclass(frozen=True)
-class GameRow:
-    """One game as a given player sees it in a list."""
-
-    game: Game
-    my_colour: str
-    opponent: AbstractBaseUser
-    my_turn: bool
-    url: str
-
-    @property
-    def move_count(self) -> int:
-        return self.game.next_move_number - 1
-
-    @property
-    def last_move_label(self) -> str:
-        """``12. Nf3`` after a white move, ``12… Nf6`` after a black one."""
-        number = self.move_count
-        if not number or not self.game.last_move_san:
-            return ""
-        dots = "." if number % 2 else "…"
-        return f"{(number + 1) // 2}{dots} {self.game.last_move_san}"
-
-    @property
-    def outcome(self) -> str:
-        """``won``, ``lost``, ``drawn`` or ``ongoing``, from this player's side."""
-        if self.game.is_active:
-            return "ongoing"
-        winner = self.game.winner_colour
-        if winner is None:
-            return "drawn"
-        return "won" if winner == self.my_colour else "lost"
-
-    @property
-    def draw_offer_to_me(self) -> bool:
-        offer = self.game.pending_draw_offer_by
-        return offer is not None and offer != self.my_colour
-
-    @property
-    def draw_offer_by_me(self) -> bool:
-        return self.game.pending_draw_offer_by == self.my_colour
-
-    @property
-    def waits_for_me(self) -> bool:
-        """Whether the game's next step is mine. While a draw offer is pending nobody may
-        move: the step is the answer, owed by the player the offer was made to, whoever
-        is to move."""
-        if not self.game.is_active:
-            return False
-        if self.game.pending_draw_offer_by is not None:
-            return self.draw_offer_to_me
-        return self.my_turn
-
-
-def _row(game: Game, player: AbstractBaseUser) -> GameRow:
-    colour = game.colour_of(player.pk)
-    opponent = game.black if colour == rules.WHITE else game.white
-    return GameRow(
-        game=game,
-        my_colour=colour,
-        opponent=opponent,
-        my_turn=game.is_active and game.player_to_move_id == player.pk,
-        url=game_url(game.pk),
-    )
-
-
 def dashboard_context(player: AbstractBaseUser) -> dict[str, object]:
     """Everything the dashboard shows, in a fixed number of queries."""
-    rows = [_row(g, player) for g in selectors.games_of(player, status=Game.Status.ACTIVE)]
+    rows = [game_row(g, player) for g in selectors.games_of(player, status=Game.Status.ACTIVE)]
     # Games waiting for me (a move, or an answer to a draw offer) first; among them, the
     # one waiting longest comes first, as a correspondence player answers the oldest
     # letter first.
     my_turn = sorted((r for r in rows if r.waits_for_me), key=lambda r: r.game.updated_at)
     their_turn = [r for r in rows if not r.waits_for_me]
     finished = [
-        _row(g, player)
+        game_row(g, player)
         for g in selectors.games_of(player, status=Game.Status.FINISHED).order_by(
             "-finished_at", "-pk"
         )[:RECENT_FINISHED_GAMES]
@@ -162,10 +93,10 @@ def challenge_create(request: HttpRequest) -> HttpResponse:
         messages.error(request, _("Type the user name of the player to challenge."))
         return _back(request)
     try:
-        opponent = selectors.active_player(username)
+        opponent = account_selectors.active_player(username)
         services.challenge(challenger=request.user, challenged=opponent)
     except errors.DomainError as exc:
-        if isinstance(exc, errors.UserNotFound):
+        if isinstance(exc, account_errors.UserNotFound):
             message = _("There is no active player called “%(name)s”.") % {"name": username}
         else:
             message = exc.message
@@ -262,15 +193,11 @@ class Relation:
 
 def _relations(player: AbstractBaseUser) -> dict[int, Relation]:
     """My relation to every other player, in two queries."""
-    active = Game.objects.of_player(player, status=Game.Status.ACTIVE)
-    games = {
-        (white_id if black_id == player.pk else black_id): game_id
-        for game_id, white_id, black_id in active.values_list("pk", "white_id", "black_id")
+    relations = {
+        other: Relation(game_url=game_url(game_id))
+        for other, game_id in selectors.opponents_in_active_games(player).items()
     }
-    relations = {other: Relation(game_url=game_url(gid)) for other, gid in games.items()}
-    for found in Challenge.objects.filter(
-        Q(challenger=player) | Q(challenged=player), status=Challenge.Status.PENDING
-    ):
+    for found in selectors.pending_challenges_between(player):
         if found.challenger_id == player.pk:
             relations[found.challenged_id] = Relation(challenge_sent=found)
         else:
@@ -283,13 +210,7 @@ def _relations(player: AbstractBaseUser) -> dict[int, Relation]:
 def players(request: HttpRequest) -> HttpResponse:
     """Active players, searchable by user name or full name, with a challenge button."""
     query = request.GET.get("q", "").strip()
-    found = User.objects.filter(is_active=True).select_related("record").order_by("username")
-    if query:
-        found = found.filter(
-            Q(username__icontains=query)
-            | Q(first_name__icontains=query)
-            | Q(last_name__icontains=query)
-        )
+    found = account_selectors.active_players(query)
     page = Paginator(found, PLAYERS_PER_PAGE).get_page(request.GET.get("page"))
     relations = _relations(request.user)
     rows = [(p, relations.get(p.pk, Relation())) for p in page.object_list]
@@ -304,10 +225,13 @@ def players(request: HttpRequest) -> HttpResponse:
 @require_GET
 def player_detail(request: HttpRequest, username: str) -> HttpResponse:
     """A player's record (wins, losses, draws, rating) and recent games."""
-    player = get_object_or_404(User, username=username, is_active=True)
+    try:
+        player = account_selectors.active_player(username)
+    except account_errors.UserNotFound as exc:
+        raise Http404(exc.message) from exc
     record = ranking_selectors.record_of(player.pk)
     games = list(selectors.games_of(player)[:PROFILE_RECENT_GAMES])
-    recent = [_row(g, player) for g in games]
+    recent = [game_row(g, player) for g in games]
     relation = (
         None if player.pk == request.user.pk
         else _relations(request.user).get(player.pk, Relation())
@@ -316,4 +240,27 @@ def player_detail(request: HttpRequest, username: str) -> HttpResponse:
         request,
         "players/detail.html",
         {"player": player, "record": record, "recent_games": recent, "relation": relation},
+    )
+
+
+# --------------------------------------------------------------------------- leaving
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def unsubscribe(request: HttpRequest) -> HttpResponse:
+    """Leave the service, confirming with the password; games in progress are lost."""
+    player = request.user
+    form = UnsubscribeForm(request.POST or None, player=player)
+    if request.method == "POST" and form.is_valid():
+        try:
+            account_services.unsubscribe(player=player, password=form.cleaned_data["password"])
+        except account_errors.WrongPassword as exc:
+            form.add_error("password", exc.message)
+        else:
+            logout(request)
+            return render(request, "accounts/unsubscribed.html")
+    active_games = selectors.games_of(player, status=Game.Status.ACTIVE)
+    return render(
+        request, "accounts/unsubscribe.html", {"form": form, "active_games": active_games}
     )

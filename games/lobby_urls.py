@@ -8,6 +8,9 @@ urlpatterns = [
     path("", lobby.dashboard, name="dashboard"),
     path("players/", lobby.players, name="players"),
     path("players/<str:username>/", lobby.player_detail, name="player_detail"),
+    # Under accounts/ with the other account pages; served here because leaving ends
+    # the player's games, which the page lists.
+    path("accounts/unsubscribe/", lobby.unsubscribe, name="unsubscribe"),
     path("challenges/new/", lobby.challenge_create, name="challenge_create"),
     path(
         "challenges/<int:pk>/accept/<str:colour>/",

@@ -78,13 +78,9 @@ TERMINATION_LABELS = {
 }
 
 
-class DrawRequest(models.IntegerChoices):
-    """Per-colour request flags, the values of ESPOL's solicitud_blancas/solicitud_negras."""
-
-    NONE = 0, _("none")
-    OFFERS_DRAW = 1, _("offers a draw")
-    ACCEPTS_DRAW = 2, _("accepts a draw")
-    RESIGNED = 3, _("resigned")
+class Colour(models.TextChoices):
+    WHITE = rules.WHITE, _("white")
+    BLACK = rules.BLACK, _("black")
 
 
 class GameQuerySet(models.QuerySet):
@@ -133,8 +129,12 @@ class Game(models.Model):
     status = models.CharField(max_length=10, choices=Status, default=Status.ACTIVE)
     result = models.CharField(max_length=7, choices=Result, default=Result.ONGOING)
     termination = models.CharField(max_length=24, choices=Termination, blank=True)
-    white_request = models.PositiveSmallIntegerField(choices=DrawRequest, default=DrawRequest.NONE)
-    black_request = models.PositiveSmallIntegerField(choices=DrawRequest, default=DrawRequest.NONE)
+    # The colour whose draw offer awaits an answer ("" when none). Cleared when the offer
+    # is answered and whenever the game ends, so it never speaks of a finished game.
+    draw_offer_by = models.CharField(max_length=5, choices=Colour, blank=True, default="")
+    # The colour whose action ended the game: who resigned, abandoned, accepted a draw or
+    # claimed one ("" while in progress, and when the board itself ended it).
+    ended_by = models.CharField(max_length=5, choices=Colour, blank=True, default="")
     fen = models.CharField(max_length=100, default=rules.STARTING_FEN)
     next_move_number = models.PositiveIntegerField(default=1)
     # Bumped on every state change; live clients resync from the last version they saw.
@@ -198,18 +198,6 @@ class Game(models.Model):
     def opponent_id(self, user_id: int) -> int:
         return self.black_id if user_id == self.white_id else self.white_id
 
-    def request_of(self, colour: str) -> int:
-        return self.white_request if colour == rules.WHITE else self.black_request
-
-    @property
-    def pending_draw_offer_by(self) -> str | None:
-        """The colour whose draw offer awaits an answer, if any."""
-        if self.white_request == DrawRequest.OFFERS_DRAW:
-            return rules.WHITE
-        if self.black_request == DrawRequest.OFFERS_DRAW:
-            return rules.BLACK
-        return None
-
     @property
     def winner_colour(self) -> str | None:
         return {"1-0": rules.WHITE, "0-1": rules.BLACK}.get(self.result)
@@ -237,15 +225,3 @@ class Move(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game.public_id if self.game_id else '?'} #{self.number} {self.san}"
-
-    # ESPOL's "posicion" and "promocion" are functions of the UCI text, so they are derived
-    # rather than stored twice.
-    @property
-    def position(self) -> str:
-        """Four digits: source then destination square, ``00``–``63`` (a1=00, h8=63)."""
-        return f"{rules.square_index(self.uci[:2]):02d}{rules.square_index(self.uci[2:4]):02d}"
-
-    @property
-    def promotion(self) -> int:
-        """0 none, 2 knight, 3 bishop, 4 rook, 5 queen (python-chess piece types)."""
-        return rules.PROMOTION_PIECES[self.uci[4]] if len(self.uci) == 5 else 0

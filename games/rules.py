@@ -68,11 +68,7 @@ class PlayedMove:
 
     uci: str
     san: str
-    from_square: int
-    to_square: int
-    promotion: int | None
     fen_after: str
-    is_check: bool
     outcome: Outcome | None
 
 
@@ -148,11 +144,7 @@ def play(fen_before_history: str, history: Sequence[str], move_text: str) -> Pla
     return PlayedMove(
         uci=move.uci(),
         san=san,
-        from_square=move.from_square,
-        to_square=move.to_square,
-        promotion=move.promotion,
         fen_after=board.fen(),
-        is_check=board.is_check(),
         outcome=automatic_outcome(board),
     )
 
@@ -202,18 +194,6 @@ def legal_moves(fen: str) -> dict[str, list[str]]:
         if to not in dests[chess.square_name(move.from_square)]:
             dests[chess.square_name(move.from_square)].append(to)
     return dests
-
-
-def square_name(square: int) -> str:
-    return chess.square_name(square)
-
-
-def square_index(name: str) -> int:
-    """``a1`` → 0 … ``h8`` → 63 (rank × 8 + file), the ESPOL numbering."""
-    return chess.parse_square(name)
-
-
-PROMOTION_PIECES = {"n": chess.KNIGHT, "b": chess.BISHOP, "r": chess.ROOK, "q": chess.QUEEN}
 
 
 def pgn(

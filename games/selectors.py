@@ -3,27 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
-from importlib import import_module
 
-from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.contrib.sessions.models import Session
-from django.db.models import Exists, Q, QuerySet
-from django.utils import timezone
+from django.db.models import Q, QuerySet
 
 from games import errors, rules
 from games.models import Challenge, Game, Move
-
-User = get_user_model()
-
-
-def active_player(username: str) -> AbstractBaseUser:
-    """The active account named ``username``; :class:`~games.errors.UserNotFound` otherwise."""
-    try:
-        return User.objects.get(username=username, is_active=True)
-    except User.DoesNotExist as exc:
-        raise errors.UserNotFound() from exc
 
 
 def game(game_id: int) -> Game:
@@ -59,10 +44,6 @@ def moves(game_id: int, *, after: int = 0) -> QuerySet[Move]:
     return Move.objects.filter(game_id=game_id, number__gt=after).order_by("number")
 
 
-def last_move(game_id: int) -> Move | None:
-    return Move.objects.filter(game_id=game_id).order_by("-number").first()
-
-
 def pending_challenges_to(
     player: AbstractBaseUser, *, since: dt.datetime | None = None
 ) -> QuerySet[Challenge]:
@@ -82,6 +63,22 @@ def pending_challenges_from(player: AbstractBaseUser) -> QuerySet[Challenge]:
     )
 
 
+def pending_challenges_between(player: AbstractBaseUser) -> QuerySet[Challenge]:
+    """Every pending challenge ``player`` made or received."""
+    return Challenge.objects.filter(
+        Q(challenger=player) | Q(challenged=player), status=Challenge.Status.PENDING
+    )
+
+
+def opponents_in_active_games(player: AbstractBaseUser) -> dict[int, int]:
+    """``{opponent id: game id}`` for each of ``player``'s games in progress (one query)."""
+    active = Game.objects.of_player(player, status=Game.Status.ACTIVE)
+    return {
+        (white_id if black_id == player.pk else black_id): game_id
+        for game_id, white_id, black_id in active.values_list("pk", "white_id", "black_id")
+    }
+
+
 def pending_challenge(*, challenger_name: str, challenged: AbstractBaseUser) -> Challenge:
     """The pending challenge from the player named ``challenger_name`` to ``challenged``."""
     found = (
@@ -96,22 +93,6 @@ def pending_challenge(*, challenger_name: str, challenged: AbstractBaseUser) -> 
     if found is None:
         raise errors.ChallengeNotFound()
     return found
-
-
-def players_changed_since(since: dt.datetime, *, exclude: AbstractBaseUser) -> QuerySet:
-    """Active players who joined, or whose access was restored, after ``since`` (ESPOL JAUT).
-
-    Seed 000 keeps one date per user, "joined or status last changed"; JAUT lists the
-    players whose date is later than the client's, so a reopened account reaches clients
-    that synchronised before it was reopened.
-    """
-    return (
-        User.objects.filter(
-            Q(date_joined__gt=since) | Q(access_change__changed_at__gt=since), is_active=True
-        )
-        .exclude(pk=exclude.pk)
-        .order_by("username")
-    )
 
 
 def game_pgn(game: Game) -> str:
@@ -137,57 +118,31 @@ def game_pgn(game: Game) -> str:
     return rules.pgn(headers, ucis, result=game.result, termination_comment=comment)
 
 
-def claimable_draw(game: Game) -> str | None:
-    """The draw either player could claim now (``"threefold_repetition"``,
-    ``"fifty_moves"``), or ``None``; always ``None`` for a finished game.
+def repetition_window(game: Game) -> tuple[str, list[str]]:
+    """The moves a repetition can reach in ``game``'s current position, and where they start.
 
-    Reads the same window of moves as :func:`games.services.claim_draw`, so the page
-    offers a claim exactly when the service would grant it (one query, ≤151 rows).
+    Returns (FEN before the window, UCI moves of the window). Only moves since the last
+    capture or pawn move can repeat a position, and the 75-move rule caps them at 150
+    plies, so this reads at most 151 rows through the (game, number) index, however
+    long the game. The services judge fivefold repetition and draw claims on it; the read
+    model tells the players what they may claim from the same rows.
     """
-    if not game.is_active or not draw_claim_possible(game.fen):
-        return None
-    from games.services import _repetition_window  # the claim's own window, not a copy
-
-    base_fen, history = _repetition_window(game)
-    termination = rules.claimable_draw(base_fen, history)
-    return None if termination is None else termination.value
-
-
-def draw_claim_possible(fen: str) -> bool:
-    """Whether a draw could be claimable in ``fen`` at all, from the FEN alone.
-
-    A position can occur a third time only 8 plies or more after the last capture or
-    pawn move (and the fifty-move rule needs 100), so below 8 no moves need be read.
-    """
-    return rules.halfmove_clock(fen) >= rules.THREEFOLD_MIN_PLIES
-
-
-def is_active_account(player_id: int) -> bool:
-    """Whether the account ``player_id`` is still open: one EXISTS, no row fetched.
-
-    The ESPOL gateway asks before every command of a logged-in connection, so that an
-    account closed meanwhile loses its session at once.
-    """
-    return _open_account(player_id).exists()
-
-
-def _open_account(player_id: int) -> QuerySet:
-    return User.objects.filter(pk=player_id, is_active=True)
-
-
-def is_live_session(player_id: int, session_key: str) -> bool:
-    """Whether the login session ``session_key`` has not ended (logged out or expired)
-    and ``player_id``'s account is still open.
-
-    The WebSocket consumers ask before each message a socket sends. With the database
-    session store this is one query (an EXISTS inside an EXISTS); other stores are asked
-    through their own ``exists``.
-    """
-    if settings.SESSION_ENGINE != "django.contrib.sessions.backends.db":
-        store = import_module(settings.SESSION_ENGINE).SessionStore()
-        return store.exists(session_key) and is_active_account(player_id)
-    live = Session.objects.filter(session_key=session_key, expire_date__gt=timezone.now())
-    return _open_account(player_id).filter(Exists(live)).exists()
+    played = game.next_move_number - 1
+    clock = rules.halfmove_clock(game.fen)
+    if played == 0:
+        return rules.STARTING_FEN, []
+    first = max(1, played - clock)
+    rows = list(
+        Move.objects.filter(game_id=game.pk, number__gte=first)
+        .order_by("number")
+        .values_list("number", "uci", "fen_after")
+    )
+    if rows[0][0] == played - clock:
+        # The first row is the move just before the window: its position is the base.
+        base_fen, window = rows[0][2], rows[1:]
+    else:
+        base_fen, window = rules.STARTING_FEN, rows
+    return base_fen, [uci for _, uci, _ in window]
 
 
 def move_records(game_id: int, *, after: int = 0) -> list[tuple[int, str, bool]]:
@@ -199,8 +154,3 @@ def move_records(game_id: int, *, after: int = 0) -> list[tuple[int, str, bool]]
     return list(moves(game_id, after=after).values_list("number", "uci", "reverse"))
 
 
-def player_names_changed_since(since: dt.datetime, *, exclude: AbstractBaseUser) -> list[str]:
-    """The user names of :func:`players_changed_since`, in the same order (ESPOL JAUT)."""
-    return list(
-        players_changed_since(since, exclude=exclude).values_list("username", flat=True)
-    )

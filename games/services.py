@@ -17,9 +17,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from games import errors, rules
-from games.events import move_state, publish_challenge_event, publish_game_event
-from games.models import Challenge, DrawRequest, Game, Move
+from accounts import errors as account_errors
+from games import errors, rules, selectors
+from games.events import publish_challenge_event, publish_game_event
+from games.models import Challenge, Game, Move
+from games.state import move_state
 from ranking.services import record_result
 
 User = get_user_model()
@@ -58,7 +60,7 @@ def challenge(*, challenger: AbstractBaseUser, challenged: AbstractBaseUser) -> 
     # Read from the database, not the caller's object: the account may have been closed
     # since the caller loaded it.
     if not _both_active(challenger.pk, challenged.pk):
-        raise errors.UserNotFound()
+        raise account_errors.UserNotFound()
     if _active_game_between(challenger.pk, challenged.pk):
         raise errors.ActiveGameExists()
     _refuse_pending_between(challenger.pk, challenged.pk)
@@ -106,7 +108,7 @@ def accept_challenge(*, challenge_id: int, player: AbstractBaseUser, colour: str
         raise errors.InvalidColour()
     if not (found.challenger.is_active and found.challenged.is_active):
         # A challenge left over from an account closed in the meantime: no game can start.
-        raise errors.UserNotFound()
+        raise account_errors.UserNotFound()
     if colour == rules.WHITE:
         white, black = found.challenged, found.challenger
     else:
@@ -173,49 +175,23 @@ def _other(colour: str) -> str:
     return rules.BLACK if colour == rules.WHITE else rules.WHITE
 
 
-def _set_request(game: Game, colour: str, value: int) -> None:
-    if colour == rules.WHITE:
-        game.white_request = value
-    else:
-        game.black_request = value
-
-
 def _touch(game: Game, now: dt.datetime | None = None) -> None:
     game.updated_at = now or timezone.now()
     game.version += 1
 
 
-def _finish(game: Game, outcome: rules.Outcome, now: dt.datetime) -> None:
+def _finish(
+    game: Game, outcome: rules.Outcome, now: dt.datetime, *, by: str | None = None
+) -> None:
+    """End ``game``; ``by`` is the colour whose action ended it (None: the board did)."""
     game.status = Game.Status.FINISHED
+    game.ended_by = by or ""
+    # An offer left open (a claim does not wait for it) is moot once the game is over.
+    game.draw_offer_by = ""
     game.result = outcome.result
     game.termination = outcome.termination.value
     game.finished_at = now
     record_result(white_id=game.white_id, black_id=game.black_id, result=outcome.result)
-
-
-def _repetition_window(game: Game) -> tuple[str, list[str]]:
-    """The position before the last irreversible move's successors, and those moves.
-
-    Returns (fen before the window, UCI moves of the window). Only moves since the last
-    capture or pawn move can repeat a position, and the 75-move rule caps them at 150
-    plies, so this reads at most 151 rows through the (game, number) index, however
-    long the game.
-    """
-    played = game.next_move_number - 1
-    if played == 0:
-        return rules.STARTING_FEN, []
-    first = max(1, played - rules.halfmove_clock(game.fen))
-    rows = list(
-        Move.objects.filter(game=game, number__gte=first)
-        .order_by("number")
-        .values_list("number", "uci", "fen_after")
-    )
-    if rows[0][0] == played - rules.halfmove_clock(game.fen):
-        # The first row is the move just before the window: its position is the base.
-        base_fen, window = rows[0][2], rows[1:]
-    else:
-        base_fen, window = rules.STARTING_FEN, rows
-    return base_fen, [uci for _, uci, _ in window]
 
 
 @transaction.atomic
@@ -226,8 +202,8 @@ def make_move(
     move_number: int,
     move: str,
     reverse: bool = False,
-) -> Move:
-    """Play ``move`` (UCI or SAN) as half-move ``move_number`` (ESPOL JGDA).
+) -> Game:
+    """Play ``move`` (UCI or SAN) as half-move ``move_number`` (ESPOL JGDA); returns the game.
 
     ``move_number`` must be the game's next one: a stale or repeated submission is
     refused with :class:`~games.errors.WrongMoveNumber`, so a move is never applied twice.
@@ -239,10 +215,10 @@ def make_move(
         raise errors.WrongMoveNumber(expected=game.next_move_number)
     if game.colour_to_move != colour:
         raise errors.NotYourTurn()
-    if game.pending_draw_offer_by is not None:
+    if game.draw_offer_by:
         raise errors.DrawOfferPending()
     if rules.move_can_repeat_fivefold(game.fen):
-        base_fen, history = _repetition_window(game)
+        base_fen, history = selectors.repetition_window(game)
     else:
         # Most moves: no repetition can end the game yet, the stored position suffices.
         base_fen, history = game.fen, []
@@ -272,10 +248,10 @@ def make_move(
     changed = ["fen", "next_move_number", "last_move_at", "last_move_san", "updated_at", "version"]
     if played.outcome is not None:
         _finish(game, played.outcome, now)
-        changed += ["status", "result", "termination", "finished_at"]
+        changed += ["status", "result", "termination", "finished_at", "ended_by", "draw_offer_by"]
     game.save(update_fields=changed)
     publish_game_event(game, "move", move=move_state(created))
-    return created
+    return game
 
 
 @transaction.atomic
@@ -284,9 +260,9 @@ def offer_draw(*, game_id: int, player: AbstractBaseUser) -> Game:
     game = _lock_game(game_id)
     colour = _colour_in(game, player)
     _require_active(game)
-    if game.pending_draw_offer_by is not None:
+    if game.draw_offer_by:
         raise errors.DrawOfferPending()
-    _set_request(game, colour, DrawRequest.OFFERS_DRAW)
+    game.draw_offer_by = colour
     _touch(game)
     game.save()
     publish_game_event(game, "draw_offered", by=colour)
@@ -299,14 +275,12 @@ def answer_draw(*, game_id: int, player: AbstractBaseUser, accept: bool) -> Game
     game = _lock_game(game_id)
     colour = _colour_in(game, player)
     _require_active(game)
-    if game.pending_draw_offer_by != _other(colour):
+    if game.draw_offer_by != _other(colour):
         raise errors.NoDrawOffer()
     now = timezone.now()
+    game.draw_offer_by = ""
     if accept:
-        _set_request(game, colour, DrawRequest.ACCEPTS_DRAW)
-        _finish(game, rules.Outcome(rules.Termination.AGREEMENT, None), now)
-    else:
-        _set_request(game, _other(colour), DrawRequest.NONE)
+        _finish(game, rules.Outcome(rules.Termination.AGREEMENT, None), now, by=colour)
     _touch(game, now)
     game.save()
     publish_game_event(game, "draw_accepted" if accept else "draw_declined", by=colour)
@@ -320,8 +294,7 @@ def resign(*, game_id: int, player: AbstractBaseUser) -> Game:
     colour = _colour_in(game, player)
     _require_active(game)
     now = timezone.now()
-    _set_request(game, colour, DrawRequest.RESIGNED)
-    _finish(game, rules.Outcome(rules.Termination.RESIGNATION, _other(colour)), now)
+    _finish(game, rules.Outcome(rules.Termination.RESIGNATION, _other(colour)), now, by=colour)
     _touch(game, now)
     game.save()
     publish_game_event(game, "resigned", by=colour)
@@ -332,14 +305,14 @@ def resign(*, game_id: int, player: AbstractBaseUser) -> Game:
 def claim_draw(*, game_id: int, player: AbstractBaseUser) -> Game:
     """``player`` claims a draw by threefold repetition or the fifty-move rule (ESPOL FINP)."""
     game = _lock_game(game_id)
-    _colour_in(game, player)
+    colour = _colour_in(game, player)
     _require_active(game)
-    base_fen, history = _repetition_window(game)
+    base_fen, history = selectors.repetition_window(game)
     termination = rules.claimable_draw(base_fen, history)
     if termination is None:
         raise errors.NothingToClaim()
     now = timezone.now()
-    _finish(game, rules.Outcome(termination, None), now)
+    _finish(game, rules.Outcome(termination, None), now, by=colour)
     _touch(game, now)
     game.save()
     publish_game_event(game, "draw_claimed", termination=termination.value)
@@ -367,8 +340,9 @@ def abandon_games(*, player: AbstractBaseUser) -> Sequence[Game]:
         if not game.is_active:
             continue
         colour = _colour_in(game, player)
-        _set_request(game, colour, DrawRequest.RESIGNED)
-        _finish(game, rules.Outcome(rules.Termination.ABANDONMENT, _other(colour)), now)
+        _finish(
+            game, rules.Outcome(rules.Termination.ABANDONMENT, _other(colour)), now, by=colour
+        )
         _touch(game, now)
         game.save()
         publish_game_event(game, "abandoned", by=colour)

@@ -24,9 +24,10 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import Preferences
+from accounts.selectors import preferences_of
 from games import errors, rules, selectors, services
-from games.events import game_state, move_state
 from games.models import Game
+from games.state import snapshot
 
 # How each domain error reads over HTTP. Anything not listed is a plain 400.
 ERROR_STATUS: dict[type[errors.DomainError], int] = {
@@ -65,27 +66,6 @@ class DrawAnswerForm(forms.Form):
 
 
 # ----------------------------------------------------------------------------- reads
-
-
-def snapshot(game: Game, *, viewer_id: int, after: int = 0) -> dict[str, Any]:
-    """What a page needs to draw the game: state, moves after ``after``, legal
-    destinations and whether a draw can be claimed. The same shape travels over the
-    WebSocket, so the page has one way to apply it."""
-    is_player = game.colour_of(viewer_id) is not None
-    return {
-        "type": "snapshot",
-        "version": game.version,
-        "game": game_state(game),
-        "after": after,
-        "moves": [move_state(m) for m in selectors.moves(game.pk, after=after)],
-        "dests": rules.legal_moves(game.fen) if game.is_active else {},
-        "claimable": (selectors.claimable_draw(game) if is_player else None),
-    }
-
-
-def _preferences(user: Any) -> Preferences:
-    found = Preferences.objects.filter(player=user).first()
-    return found or Preferences(player=user)
 
 
 def _game_or_404(pk: int) -> Game:
@@ -142,7 +122,7 @@ def _game_page(
     """Render the game page; after a refused typed move (no script), with the text
     that was typed still in the box and the reason under it."""
     my_colour = game.colour_of(request.user.pk)
-    prefs = _preferences(request.user)
+    prefs = preferences_of(request.user)
     orientation = prefs.orientation
     if orientation == Preferences.Orientation.AUTO:
         orientation = my_colour or rules.WHITE

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
+from accounts import errors as account_errors
+from accounts import selectors as account_selectors
 from accounts import services as account_services
 from games import errors, selectors, services
 from games.models import Game
@@ -93,16 +95,13 @@ def execute(session: Session, command: espol.Command) -> Reply:
         if (
             session.user is not None
             and not isinstance(command, espol.User | espol.Subs)
-            and not selectors.is_active_account(session.user.pk)
+            and not account_selectors.is_active_account(session.user.pk)
         ):
             session.user = None
             return Reply(Code.F_LOGIN, "your access has been withdrawn: log in again")
         return COMMANDS[type(command)](session, command)
-    except errors.WrongMoveNumber as exc:
-        return Reply(Code.F_MOVENUM, str(exc.expected))
     except errors.DomainError as exc:
-        code = espol.DOMAIN_ERROR_CODES.get(exc.code, Code.E_SYSTEM)
-        return Reply(code, exc.message)
+        return error_reply(exc)
     except Exception:
         # Services run in one transaction each: an unexpected error rolled it back.
         logger.exception(
@@ -115,6 +114,15 @@ def execute(session: Session, command: espol.Command) -> Reply:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def error_reply(error: errors.DomainError) -> Reply:
+    """A domain error as ESPOL answers it: its code from the codec's one table."""
+    code = espol.DOMAIN_ERROR_CODES.get(error.code, Code.E_SYSTEM)
+    if isinstance(error, errors.WrongMoveNumber):
+        # The client resynchronises from the expected number alone.
+        return Reply(code, str(error.expected))
+    return Reply(code, error.message)
 
 
 def _status_code(game: Game) -> int:
@@ -159,7 +167,7 @@ def user(session: Session, command: espol.User) -> Reply:
     # A new USER starts a new login sequence, like FTP's USER.
     session.user = None
     session.pending_username = None
-    found = selectors.active_player(command.username)
+    found = account_selectors.active_player(command.username)
     session.pending_username = found.get_username()
     return Reply(Code.S_USER, session.pending_username)
 
@@ -167,7 +175,7 @@ def user(session: Session, command: espol.User) -> Reply:
 def password(session: Session, command: espol.Pass) -> Reply:
     name = session.pending_username
     assert name is not None
-    found = selectors.active_player(name)
+    found = account_selectors.active_player(name)
     if not found.check_password(command.password):
         session.failed_passwords += 1
         return Reply(Code.F_PASINV, "wrong password", failed_login_for=name)
@@ -187,10 +195,10 @@ def subscribe(session: Session, command: espol.Subs) -> Reply:
 def unsubscribe(session: Session, command: espol.Unsu) -> Reply:
     player = _player(session)
     if command.username != player.get_username():
-        raise errors.UserNotFound("UNSU takes your own user name.")
+        raise account_errors.UserNotFound("UNSU takes your own user name.")
     try:
         account_services.unsubscribe(player=player, password=command.password)
-    except errors.WrongPassword:
+    except account_errors.WrongPassword:
         return Reply(Code.F_PASINV, "wrong password", failed_login_for=player.get_username())
     session.user = None
     return Reply(Code.S_TRAN)
@@ -212,7 +220,7 @@ def pending_requests(session: Session, command: espol.Tran) -> Reply:
 
 def authorised_players(session: Session, command: espol.Jaut) -> Reply:
     now = espol.fecha(timezone.now())
-    names = selectors.player_names_changed_since(command.since, exclude=_player(session))
+    names = account_selectors.player_names_changed_since(command.since, exclude=_player(session))
     return Reply(Code.S_TRAN, now, records=[f",{name}" for name in names])
 
 
@@ -241,7 +249,7 @@ def ranking(session: Session, command: espol.Srnk) -> Reply:
 
 def challenge(session: Session, command: espol.Jueg) -> Reply:
     player = _player(session)
-    opponent = selectors.active_player(command.opponent)
+    opponent = account_selectors.active_player(command.opponent)
     services.challenge(challenger=player, challenged=opponent)
     return Reply(Code.S_TRAN)
 
@@ -271,15 +279,14 @@ def game_moves(session: Session, command: espol.Spar) -> Reply:
 
 
 def move(session: Session, command: espol.Jgda) -> Reply:
-    played = services.make_move(
+    game = services.make_move(
         game_id=command.game_id,
         player=_player(session),
         move_number=command.number,
         move=command.uci,
         reverse=command.reverse,
     )
-    game = played.game
-    return Reply(Code.S_TRAN, f"{played.number}:{_status_code(game)}:{_winner_code(game)}")
+    return Reply(Code.S_TRAN, f"{command.number}:{_status_code(game)}:{_winner_code(game)}")
 
 
 def offer_draw(session: Session, command: espol.Tbls) -> Reply:
@@ -314,6 +321,9 @@ def status(session: Session, command: espol.Stat) -> Reply:
     player = _player(session)
     game = selectors.game_for_player(command.game_id, player)
     mine = game.colour_of(player.pk)
+    white_request, black_request = espol.solicitudes(
+        draw_offer_by=game.draw_offer_by, ended_by=game.ended_by, termination=game.termination
+    )
     fields = [
         game.public_id,
         game.white.get_username(),
@@ -321,8 +331,8 @@ def status(session: Session, command: espol.Stat) -> Reply:
         _game_date(game),
         _status_code(game),
         _winner_code(game),
-        game.white_request,
-        game.black_request,
+        white_request,
+        black_request,
         COLOUR_LETTER[mine],
         game.next_move_number,
     ]

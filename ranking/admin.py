@@ -1,14 +1,19 @@
-"""AdmChess: the players' records, read-only (only finished games change them)."""
+"""AdmChess: the players' records, read-only (only finished games change them), on their
+own page and on each player's page of the user admin."""
 
 from __future__ import annotations
 
 from django.contrib import admin
+from django.contrib.auth import get_user_model
 from django.db.models import F, QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from ajedrez.admin import ReadOnlyAdminMixin
+from accounts.admin import PlayerAdmin
+from accounts.admin_mixins import ReadOnlyAdminMixin
 from ranking.models import PlayerRecord
+
+User = get_user_model()
 
 
 @admin.register(PlayerRecord)
@@ -25,3 +30,55 @@ class PlayerRecordAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     @admin.display(description=_("games"), ordering="played")
     def played(self, record: PlayerRecord) -> int:
         return record.played
+
+
+class PlayerRecordInline(ReadOnlyAdminMixin, admin.StackedInline):
+    """The player's record, read-only: only finished games change it."""
+
+    model = PlayerRecord
+    fields = ("wins", "losses", "draws", "rating")
+    readonly_fields = fields
+    can_delete = False
+    extra = 0
+    max_num = 1
+    verbose_name_plural = _("record")
+
+
+# The ranking app sits above accounts: it adds the records to the accounts' user admin
+# rather than the accounts app reading ranking's tables.
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class RankedPlayerAdmin(PlayerAdmin):
+    """The user admin with each player's wins, losses, draws and rating."""
+
+    list_display = (*PlayerAdmin.list_display[:-1], "wins", "losses", "draws", "rating",
+                    PlayerAdmin.list_display[-1])
+    # The record is a reverse one-to-one: one JOIN instead of a query per row.
+    list_select_related = ("record",)
+
+    def get_inlines(self, request: HttpRequest, obj: object = None) -> list:
+        # On the add page the record does not exist yet: it is opened with the account.
+        inlines = super().get_inlines(request, obj)
+        return [PlayerRecordInline, *inlines] if obj is not None else inlines
+
+    def _record_value(self, user: object, field: str) -> int | None:
+        record = getattr(user, "record", None)
+        return None if record is None else getattr(record, field)
+
+    @admin.display(description=_("wins"), ordering="record__wins")
+    def wins(self, user: object) -> int | None:
+        return self._record_value(user, "wins")
+
+    @admin.display(description=_("losses"), ordering="record__losses")
+    def losses(self, user: object) -> int | None:
+        return self._record_value(user, "losses")
+
+    @admin.display(description=_("draws"), ordering="record__draws")
+    def draws(self, user: object) -> int | None:
+        return self._record_value(user, "draws")
+
+    @admin.display(description=_("rating"), ordering="record__rating")
+    def rating(self, user: object) -> int | None:
+        return self._record_value(user, "rating")

@@ -196,7 +196,7 @@ def test_user_change_page_shows_the_record_read_only(admin_client, alice):
     assert 'name="record-0-wins"' not in page
 
 
-def test_admin_creates_a_user_with_preferences_and_record(admin_client):
+def test_admin_creates_a_user_with_a_record(admin_client):
     response = admin_client.post(
         reverse("admin:auth_user_add"),
         {
@@ -213,7 +213,6 @@ def test_admin_creates_a_user_with_preferences_and_record(admin_client):
     user = User.objects.get(username="fede")
     assert user.first_name == "Federico"
     assert PlayerRecord.objects.filter(player=user).exists()
-    assert hasattr(user, "preferences")
     assert Client().login(username="fede", password="fede-secret-99")
 
 

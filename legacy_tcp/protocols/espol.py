@@ -354,6 +354,37 @@ def _move(jugada: str, reverso: str, posicion: str, promocion: str) -> tuple[str
     return f"{source}{target}{wanted}", reverso == "1"
 
 
+class Solicitud(enum.IntEnum):
+    """Seed 000's per-colour request flags (``solicitud_blancas``, ``solicitud_negras``)."""
+
+    NONE = 0
+    OFFERS_DRAW = 1
+    ACCEPTS_DRAW = 2
+    RESIGNED = 3
+
+
+def solicitudes(*, draw_offer_by: str, ended_by: str, termination: str) -> tuple[int, int]:
+    """STAT's ``(solicitud_blancas, solicitud_negras)`` of a game, from what the domain
+    keeps: the colour offering a draw now, the colour whose action ended the game, and
+    how it ended (colours and terminations by their stored names).
+
+    The seed's flags are a history the domain does not store as such: a draw agreed is
+    "offers" for one side and "accepts" for the one who ended it; a resignation or an
+    abandonment is "resigned" for the side that ended it.
+    """
+    flags = {"white": Solicitud.NONE, "black": Solicitud.NONE}
+    if draw_offer_by in flags:
+        flags[draw_offer_by] = Solicitud.OFFERS_DRAW
+    if ended_by in flags:
+        other = "black" if ended_by == "white" else "white"
+        if termination in ("resignation", "abandonment"):
+            flags[ended_by] = Solicitud.RESIGNED
+        elif termination == "agreement":
+            flags[ended_by] = Solicitud.ACCEPTS_DRAW
+            flags[other] = Solicitud.OFFERS_DRAW
+    return int(flags["white"]), int(flags["black"])
+
+
 def square_index(name: str) -> int:
     """``a1`` → 0 … ``h8`` → 63: rank × 8 + file, ESPOL's square numbering."""
     return (int(name[1]) - 1) * 8 + (ord(name[0]) - ord("a"))
@@ -532,15 +563,6 @@ def record_frames(code: int, records: Iterable[str], *, head: str = "") -> bytes
         current += data
     chunks.append(bytes(current))
     return _join_frames(code, chunks)
-
-
-def error_frames(domain_code: str, message: str, *, expected: int | None = None) -> bytes:
-    """A domain error (by its stable code) as an ESPOL failure response."""
-    code = DOMAIN_ERROR_CODES.get(domain_code, Code.E_SYSTEM)
-    if code == Code.F_MOVENUM and expected is not None:
-        # The client resynchronises from the expected number alone.
-        return frames(code, str(expected))
-    return frames(code, message)
 
 
 def fecha(moment: dt.datetime) -> str:

@@ -8,9 +8,8 @@ from django.contrib.auth.hashers import check_password
 from django.test import Client
 from django.utils import translation
 
-from accounts import services
+from accounts import errors, services
 from accounts.models import AccessChange, Preferences, SubscriptionRequest
-from games import errors
 from games import services as game_services
 from games.models import Challenge
 from ranking.models import PlayerRecord
@@ -97,10 +96,11 @@ def test_approval_gives_a_working_login(db):
     assert (made.status, made.user) == ("approved", user)
 
 
-def test_approval_creates_preferences_and_record(db):
+def test_approval_opens_the_record_and_stores_no_preferences(db):
     user = services.approve_subscription(request_id=request().pk, admin=None)
-    assert Preferences.objects.filter(player=user).exists()
     assert PlayerRecord.objects.filter(player=user).exists()
+    # Preferences are stored when the player first saves them; until then the defaults.
+    assert not Preferences.objects.filter(player=user).exists()
 
 
 def test_approval_records_who_decided(alice):

@@ -12,7 +12,9 @@ import pytest
 from django.conf import settings
 from playwright.sync_api import Page, expect
 
+from accounts import services as account_services
 from accounts.models import SubscriptionRequest
+from accounts.selectors import preferences_of
 from games.models import Game
 
 pytestmark = pytest.mark.e2e
@@ -430,7 +432,7 @@ def white_and_listening_black(new_page, game, alice, bob) -> tuple[Page, Page]:
 
 
 def test_opponents_move_plays_a_sound_and_my_own_does_not(new_page, game, alice, bob):
-    assert bob.preferences.sound  # the default
+    assert preferences_of(bob).sound  # the default
     white, black = white_and_listening_black(new_page, game, alice, bob)
     drag(white, "e2", "e4")
     expect_moves(black, 1)
@@ -443,8 +445,7 @@ def test_opponents_move_plays_a_sound_and_my_own_does_not(new_page, game, alice,
 
 
 def test_no_sound_when_the_preference_is_off(new_page, game, alice, bob):
-    bob.preferences.sound = False
-    bob.preferences.save()
+    account_services.save_preferences(player=bob, values={"sound": False})
     white, black = white_and_listening_black(new_page, game, alice, bob)
     drag(white, "e2", "e4")
     expect_moves(black, 1)
@@ -704,9 +705,9 @@ def test_fen_of_the_shown_position_downloads_and_selects_whole(new_page, game, a
 
 
 def test_board_theme_from_preferences(new_page, game, alice, screenshot):
-    alice.preferences.board_theme = "green"
-    alice.preferences.show_coordinates = False
-    alice.preferences.save()
+    account_services.save_preferences(
+        player=alice, values={"board_theme": "green", "show_coordinates": False}
+    )
     white = open_game(new_page(alice), game)
     background = white.locator("#board cg-board").evaluate(
         "el => getComputedStyle(el).backgroundImage"
@@ -718,8 +719,7 @@ def test_board_theme_from_preferences(new_page, game, alice, screenshot):
 
 
 def test_connection_state_shows_with_the_status_bar_hidden(new_page, game, alice):
-    alice.preferences.show_status_bar = False
-    alice.preferences.save()
+    account_services.save_preferences(player=alice, values={"show_status_bar": False})
     white = open_game(new_page(alice), game)
     expect(white.locator("#status-bar")).to_be_hidden()
     indicator = white.locator("#status-connection")

@@ -14,6 +14,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from accounts import errors as account_errors
 from accounts import services as account_services
 from games import errors, services
 from games.models import Challenge, Game, Move
@@ -57,7 +58,7 @@ def _same_move_number_twice(game) -> None:
             return services.make_move(game_id=game.pk, player=player, move_number=number, move=text)
 
         outcomes = race(submit, submit)
-        applied = [o for o in outcomes if isinstance(o, Move)]
+        applied = [o for o in outcomes if isinstance(o, Game)]
         refused = [o for o in outcomes if isinstance(o, errors.WrongMoveNumber)]
         assert (len(applied), len(refused)) == (1, 1), outcomes
         assert Move.objects.filter(game=game, number=number).count() == 1
@@ -111,7 +112,7 @@ def _accept_against_account_closure(make_player) -> None:
         # The closure always goes through (no deadlock, no database error), and whatever
         # the accept did, no game is left running against a closed account.
         assert revoked is None, revoked
-        assert isinstance(accepted, Game | errors.ChallengeNotFound | errors.UserNotFound)
+        assert isinstance(accepted, Game | errors.ChallengeNotFound | account_errors.UserNotFound)
         leaver.refresh_from_db()
         assert not leaver.is_active
         assert not Game.objects.filter(status="active").exists()
@@ -131,11 +132,11 @@ def _resign_against_move(start_game, make_player) -> None:
         )
         # Either order is a valid history, but never a move after the game ended.
         assert isinstance(resigned, Game), resigned
-        assert isinstance(moved, Move | errors.GameFinished), moved
+        assert isinstance(moved, Game | errors.GameFinished), moved
         game.refresh_from_db()
         assert (game.status, game.result, game.termination) == ("finished", "1-0", "resignation")
         stored = list(Move.objects.filter(game=game))
-        if isinstance(moved, Move):
+        if isinstance(moved, Game):
             assert [m.uci for m in stored] == ["e2e4"]
             assert stored[0].played_at <= game.finished_at
             assert game.next_move_number == 2
@@ -157,10 +158,10 @@ def _draw_offer_against_move(game) -> None:
         )
         moved, offered = race(move, partial(services.offer_draw, game_id=game.pk, player=offerer))
         assert isinstance(offered, Game), offered
-        assert isinstance(moved, Move | errors.DrawOfferPending), moved
+        assert isinstance(moved, Game | errors.DrawOfferPending), moved
         game.refresh_from_db()
-        assert game.pending_draw_offer_by == offerer_colour(game, offerer)
-        assert game.next_move_number == (number + 1 if isinstance(moved, Move) else number)
+        assert game.draw_offer_by == offerer_colour(game, offerer)
+        assert game.next_move_number == (number + 1 if isinstance(moved, Game) else number)
         services.answer_draw(game_id=game.pk, player=mover, accept=False)
 
 

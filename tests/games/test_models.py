@@ -97,8 +97,3 @@ def test_public_id_is_read_back(text, pk):
 def test_text_that_is_no_public_id_gives_none(text):
     assert Game.pk_from_public_id(text) is None
 
-
-def test_move_position_and_promotion_are_derived_from_uci(game):
-    move = Move(game=game, number=1, uci="b7a8n", san="bxa8=N", fen_after="x")
-    assert move.position == "4956"
-    assert move.promotion == 2

@@ -71,13 +71,9 @@ def test_disambiguated_san_is_read():
     assert rules.play(fen, [], "Nce2").uci == "c3e2"
 
 
-def test_move_gives_its_squares_and_check_flag():
+def test_move_gives_its_uci_and_san_with_the_check_sign():
     played = play_all("e4", "f5", "Qh5")
-    assert (rules.square_name(played.from_square), rules.square_name(played.to_square)) == (
-        "d1",
-        "h5",
-    )
-    assert played.is_check
+    assert (played.uci, played.san) == ("d1h5", "Qh5+")
     assert played.san == "Qh5+"
 
 
@@ -137,7 +133,7 @@ PROMOTION_FEN = "8/4P3/8/8/8/8/k7/4K3 w - - 0 1"
 )
 def test_promotion_by_uci_to_each_piece(uci, piece):
     played = rules.play(PROMOTION_FEN, [], uci)
-    assert played.promotion == piece
+    assert played.uci == uci
     assert chess.Board(played.fen_after).piece_type_at(chess.E8) == piece
 
 
@@ -158,10 +154,6 @@ def test_pawn_reaching_the_last_rank_without_a_piece_is_refused():
 def test_promotion_to_a_king_is_refused():
     with pytest.raises((rules.IllegalMoveError, rules.MoveTextError)):
         rules.play(PROMOTION_FEN, [], "e7e8k")
-
-
-def test_promotion_piece_numbers_follow_python_chess():
-    assert rules.PROMOTION_PIECES == {"n": 2, "b": 3, "r": 4, "q": 5}
 
 
 # --------------------------------------------------------------------------- endings
@@ -275,14 +267,6 @@ def test_colour_to_move_reads_the_fen():
 def test_halfmove_clock_reads_the_fen():
     assert rules.halfmove_clock(play_all("Nf3", "Nf6").fen_after) == 2
     assert rules.halfmove_clock(play_all("Nf3", "e5").fen_after) == 0
-
-
-def test_square_index_follows_espol_numbering():
-    assert (rules.square_index("a1"), rules.square_index("h1"), rules.square_index("h8")) == (
-        0,
-        7,
-        63,
-    )
 
 
 # --------------------------------------------------------------------------- PGN

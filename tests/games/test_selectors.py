@@ -10,6 +10,8 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from accounts import errors as account_errors
+from accounts import selectors as account_selectors
 from accounts import services as account_services
 from games import errors, selectors, services
 from games.models import Game
@@ -17,18 +19,18 @@ from tests.conftest import PASSWORD
 
 
 def test_active_player_is_found_by_name(alice):
-    assert selectors.active_player("alice") == alice
+    assert account_selectors.active_player("alice") == alice
 
 
 def test_unknown_player_name_is_refused(db):
-    with pytest.raises(errors.UserNotFound):
-        selectors.active_player("nobody")
+    with pytest.raises(account_errors.UserNotFound):
+        account_selectors.active_player("nobody")
 
 
 def test_inactive_player_is_not_found(alice):
     account_services.unsubscribe(player=alice, password=PASSWORD)
-    with pytest.raises(errors.UserNotFound):
-        selectors.active_player("alice")
+    with pytest.raises(account_errors.UserNotFound):
+        account_selectors.active_player("alice")
 
 
 def test_game_for_a_player_who_does_not_play_it_is_not_found(game, carol):
@@ -67,11 +69,7 @@ def test_games_changed_since_leaves_out_older_changes(alice, bob, carol, start_g
 def test_moves_after_a_number(game, play):
     play(game, "e4", "e5", "Nf3")
     assert [m.san for m in selectors.moves(game.pk, after=1)] == ["e5", "Nf3"]
-    assert selectors.last_move(game.pk).san == "Nf3"
-
-
-def test_last_move_of_a_fresh_game_is_none(game):
-    assert selectors.last_move(game.pk) is None
+    assert list(selectors.moves(game.pk, after=3)) == []
 
 
 def test_pending_challenges_to_and_from_a_player(alice, bob, carol):
@@ -125,7 +123,7 @@ def _joined(player, when: dt.datetime) -> None:
 def test_players_changed_since_lists_who_joined_later(alice, bob, carol):
     since = timezone.now() - dt.timedelta(days=1)
     _joined(bob, since - dt.timedelta(days=5))
-    names = [p.username for p in selectors.players_changed_since(since, exclude=alice)]
+    names = [p.username for p in account_selectors.players_changed_since(since, exclude=alice)]
     assert names == ["carol"]
 
 
@@ -136,7 +134,7 @@ def test_players_changed_since_lists_a_reopened_account_but_not_a_closed_one(ali
     account_services.revoke_access(player=bob)
     account_services.revoke_access(player=carol)
     account_services.restore_access(player=bob)
-    names = [p.username for p in selectors.players_changed_since(since, exclude=alice)]
+    names = [p.username for p in account_selectors.players_changed_since(since, exclude=alice)]
     assert names == ["bob"]
 
 

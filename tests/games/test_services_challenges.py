@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from accounts import errors as account_errors
 from games import errors, services
 from games.models import Challenge, Game
 
@@ -22,7 +23,7 @@ def test_challenging_yourself_is_refused(alice):
 def test_challenging_an_inactive_player_is_refused(alice, bob):
     bob.is_active = False
     bob.save()
-    with pytest.raises(errors.UserNotFound):
+    with pytest.raises(account_errors.UserNotFound):
         services.challenge(challenger=alice, challenged=bob)
     assert not Challenge.objects.exists()
 
@@ -30,14 +31,14 @@ def test_challenging_an_inactive_player_is_refused(alice, bob):
 def test_challenging_a_player_whose_account_closed_since_loading_is_refused(alice, bob):
     # The caller still holds bob as it loaded him, active.
     type(bob).objects.filter(pk=bob.pk).update(is_active=False)
-    with pytest.raises(errors.UserNotFound):
+    with pytest.raises(account_errors.UserNotFound):
         services.challenge(challenger=alice, challenged=bob)
     assert not Challenge.objects.exists()
 
 
 def test_a_challenge_from_a_closed_account_is_refused(alice, bob):
     type(alice).objects.filter(pk=alice.pk).update(is_active=False)
-    with pytest.raises(errors.UserNotFound):
+    with pytest.raises(account_errors.UserNotFound):
         services.challenge(challenger=alice, challenged=bob)
     assert not Challenge.objects.exists()
 
@@ -123,7 +124,7 @@ def test_accepting_a_challenge_whose_challenger_has_left_is_refused(alice, bob):
     made = services.challenge(challenger=alice, challenged=bob)
     # Left behind by a closure that raced the challenge (closing withdraws the rest).
     type(alice).objects.filter(pk=alice.pk).update(is_active=False)
-    with pytest.raises(errors.UserNotFound):
+    with pytest.raises(account_errors.UserNotFound):
         services.accept_challenge(challenge_id=made.pk, player=bob, colour="white")
     assert not Game.objects.exists()
     made.refresh_from_db()

@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from games import errors, services
-from games.models import Challenge, DrawRequest, Game, Move
+from games.models import Challenge, Game, Move
 from tests.games.knight_walks import knight_walk
 
 KNIGHT_DANCE = ["Nf3", "Nf6", "Ng1", "Ng8"]
@@ -20,8 +20,8 @@ def state(game: Game) -> tuple:
         game.status,
         game.result,
         game.termination,
-        game.white_request,
-        game.black_request,
+        game.draw_offer_by,
+        game.ended_by,
         game.version,
     )
 
@@ -33,15 +33,14 @@ def test_offer_draw_sets_the_offerers_flag(game, alice):
     version = game.version
     services.offer_draw(game_id=game.pk, player=alice)
     game.refresh_from_db()
-    assert game.white_request == DrawRequest.OFFERS_DRAW
-    assert game.pending_draw_offer_by == "white"
+    assert game.draw_offer_by == "white"
     assert game.version == version + 1
 
 
 def test_offer_draw_out_of_turn_is_allowed(game, bob):
     services.offer_draw(game_id=game.pk, player=bob)
     game.refresh_from_db()
-    assert game.pending_draw_offer_by == "black"
+    assert game.draw_offer_by == "black"
 
 
 def test_second_draw_offer_is_refused(game, alice, bob):
@@ -73,10 +72,8 @@ def test_accepting_the_offer_draws_the_game(game, alice, bob):
     services.answer_draw(game_id=game.pk, player=bob, accept=True)
     game.refresh_from_db()
     assert (game.status, game.result, game.termination) == ("finished", "1/2-1/2", "agreement")
-    assert (game.white_request, game.black_request) == (
-        DrawRequest.OFFERS_DRAW,
-        DrawRequest.ACCEPTS_DRAW,
-    )
+    # The offer is answered: none is pending; black's acceptance ended the game.
+    assert (game.draw_offer_by, game.ended_by) == ("", "black")
 
 
 def test_declining_the_offer_clears_it_and_play_goes_on(game, alice, bob):
@@ -84,7 +81,7 @@ def test_declining_the_offer_clears_it_and_play_goes_on(game, alice, bob):
     services.answer_draw(game_id=game.pk, player=bob, accept=False)
     game.refresh_from_db()
     assert game.status == "active"
-    assert (game.white_request, game.black_request) == (DrawRequest.NONE, DrawRequest.NONE)
+    assert (game.draw_offer_by, game.ended_by) == ("", "")
     services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")
 
 
@@ -134,7 +131,7 @@ def test_resigning_gives_the_opponent_the_win(game, resigner, result):
     services.resign(game_id=game.pk, player=player)
     game.refresh_from_db()
     assert (game.status, game.result, game.termination) == ("finished", result, "resignation")
-    assert game.request_of("white" if resigner == "alice" else "black") == DrawRequest.RESIGNED
+    assert game.ended_by == ("white" if resigner == "alice" else "black")
 
 
 def test_resigning_out_of_turn_is_allowed(game, bob):

@@ -155,7 +155,7 @@ def test_a_channel_layer_failure_does_not_undo_the_move_or_silence_other_groups(
             await real_layer.group_send(group, message)
 
     listener = listen(game_group(game.pk))
-    monkeypatch.setattr("games.events.get_channel_layer", lambda: FailingForPlayers())
+    monkeypatch.setattr("accounts.events.get_channel_layer", lambda: FailingForPlayers())
     services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")
     monkeypatch.undo()
     game.refresh_from_db()

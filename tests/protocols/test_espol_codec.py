@@ -328,37 +328,6 @@ def test_any_response_survives_encoding_and_decoding(code, data):
     assert (response.code, response.data) == (code, data)
 
 
-def test_wrong_move_number_error_carries_the_expected_number():
-    assert espol.error_frames("wrong_move_number", "stale", expected=7) == frames(823, "7")
-
-
-@pytest.mark.parametrize(
-    ("domain_code", "espol_code"),
-    [
-        ("user_not_found", 814),
-        ("wrong_password", 815),
-        ("game_not_found", 820),
-        ("not_a_player", 820),
-        ("not_your_turn", 821),
-        ("illegal_move", 822),
-        ("invalid_move", 822),
-        ("nothing_to_claim", 822),
-        ("game_finished", 824),
-        ("draw_offer_pending", 825),
-        ("no_draw_offer", 826),
-        ("challenge_exists", 830),
-        ("opponent_challenged_first", 830),
-        ("active_game_exists", 830),
-        ("challenge_not_found", 831),
-        ("self_challenge", 832),
-        ("subscription_refused", 850),
-        ("something_new", 401),
-    ],
-)
-def test_domain_errors_map_to_espol_codes(domain_code, espol_code):
-    assert espol.error_frames(domain_code, "why")[:3] == str(espol_code).encode()
-
-
 def test_positions_number_squares_rank_times_eight_plus_file():
     assert espol.position_of("e2e4") == "1228"
     assert espol.position_of("a1h8") == "0063"

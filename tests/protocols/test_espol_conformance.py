@@ -15,9 +15,18 @@ from accounts import services as account_services
 from accounts.models import SubscriptionRequest
 from games import services
 from games.models import Challenge, Game, Move
+from legacy_tcp.protocols import espol
 from legacy_tcp.protocols.espol import HELP_TEXT, fecha
 from ranking.models import PlayerRecord
 from tests.conftest import PASSWORD
+
+
+def solicitudes(game: Game) -> tuple[int, int]:
+    """STAT's solicitud_blancas and solicitud_negras of ``game``, as the gateway derives
+    them from the stored game."""
+    return espol.solicitudes(
+        draw_offer_by=game.draw_offer_by, ended_by=game.ended_by, termination=game.termination
+    )
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -180,11 +189,11 @@ def test_malformed_arguments_get_802_and_change_nothing(login, alice, bob, game,
     reply = client.send(line)
     assert reply.code == 802, (line, reply)
     after = fresh(game)
-    assert (after.fen, after.status, after.white_request, after.black_request) == (
+    assert (after.fen, after.status, solicitudes(after)[0], solicitudes(after)[1]) == (
         before.fen,
         before.status,
-        before.white_request,
-        before.black_request,
+        solicitudes(before)[0],
+        solicitudes(before)[1],
     )
     assert not Move.objects.filter(game=game).exists()
     assert list(Challenge.objects.values_list("pk", "status")) == challenges
@@ -194,7 +203,7 @@ def test_malformed_arguments_get_802_and_change_nothing(login, alice, bob, game,
 def test_unexpected_error_before_login_gets_401_and_the_session_goes_on(
     connect, alice, monkeypatch
 ):
-    from games import selectors
+    from accounts import selectors
 
     real = selectors.active_player
 
@@ -217,7 +226,7 @@ def test_unexpected_error_in_a_draw_offer_gets_401_and_nothing_changes(
 
     monkeypatch.setattr("games.services.publish_game_event", broken)
     assert login(alice).send(f"TBLS:{gid(game)}:bob").code == 401
-    assert (fresh(game).white_request, fresh(game).version) == (0, game.version)
+    assert (solicitudes(fresh(game))[0], fresh(game).version) == (0, game.version)
 
 
 # --------------------------------------------------------------------------- SUBS / UNSU
@@ -560,17 +569,17 @@ def test_unexpected_error_gets_401_and_nothing_changes(login, alice, game, monke
 def test_tbls_offers_a_draw(login, alice, game):
     reply = login(alice).send(f"TBLS:{gid(game)}:bob")
     assert (reply.code, reply.data) == (103, b"")
-    assert fresh(game).white_request == 1
+    assert solicitudes(fresh(game))[0] == 1
 
 
 def test_tbls_naming_someone_who_is_not_your_opponent_gets_820(login, alice, carol, game):
     assert login(alice).send(f"TBLS:{gid(game)}:carol").code == 820
-    assert fresh(game).white_request == 0
+    assert solicitudes(fresh(game))[0] == 0
 
 
 def test_tbls_in_a_game_you_do_not_play_gets_820(login, carol, game):
     assert login(carol).send(f"TBLS:{gid(game)}:alice").code == 820
-    assert (fresh(game).white_request, fresh(game).black_request) == (0, 0)
+    assert (solicitudes(fresh(game))[0], solicitudes(fresh(game))[1]) == (0, 0)
 
 
 def test_tbls_of_an_unknown_game_gets_820(login, alice, game):
@@ -587,7 +596,7 @@ def test_tbls_while_the_opponents_offer_is_pending_gets_825(login, alice, game):
     services.offer_draw(game_id=game.pk, player=game.black)
     assert login(alice).send(f"TBLS:{gid(game)}:bob").code == 825
     game = fresh(game)
-    assert (game.white_request, game.black_request) == (0, 1)
+    assert (solicitudes(game)[0], solicitudes(game)[1]) == (0, 1)
 
 
 def test_tbls_in_a_finished_game_gets_824(login, alice, game):
@@ -599,14 +608,14 @@ def test_rtbl_s_accepts_the_draw(login, bob, game):
     services.offer_draw(game_id=game.pk, player=game.white)
     assert login(bob).send(f"RTBL:{gid(game)}:S:alice").code == 103
     game = fresh(game)
-    assert (game.status, game.result, game.black_request) == ("finished", "1/2-1/2", 2)
+    assert (game.status, game.result, solicitudes(game)[1]) == ("finished", "1/2-1/2", 2)
 
 
 def test_rtbl_n_withdraws_the_offer(login, bob, game):
     services.offer_draw(game_id=game.pk, player=game.white)
     assert login(bob).send(f"RTBL:{gid(game)}:N:alice").code == 103
     game = fresh(game)
-    assert (game.status, game.white_request) == ("active", 0)
+    assert (game.status, solicitudes(game)[0]) == ("active", 0)
 
 
 def test_rtbl_without_an_offer_gets_826(login, bob, game):
@@ -624,7 +633,7 @@ def test_rtbl_of_your_own_offer_gets_826(login, alice, game):
 def test_rtbl_with_an_answer_other_than_s_or_n_gets_802(login, bob, game):
     services.offer_draw(game_id=game.pk, player=game.white)
     assert login(bob).send(f"RTBL:{gid(game)}:Y:alice").code == 802
-    assert fresh(game).white_request == 1
+    assert solicitudes(fresh(game))[0] == 1
 
 
 @pytest.mark.parametrize("code", ["RTBL", "RTBS"])
@@ -632,7 +641,7 @@ def test_rtbl_in_a_game_you_do_not_play_gets_820(login, carol, game, code):
     services.offer_draw(game_id=game.pk, player=game.white)
     assert login(carol).send(f"{code}:{gid(game)}:S:alice").code == 820
     game = fresh(game)
-    assert (game.status, game.white_request) == ("active", 1)
+    assert (game.status, solicitudes(game)[0]) == ("active", 1)
 
 
 @pytest.mark.parametrize("code", ["RTBL", "RTBS"])
@@ -640,7 +649,7 @@ def test_rtbl_naming_someone_who_is_not_your_opponent_gets_820(login, bob, carol
     services.offer_draw(game_id=game.pk, player=game.white)
     assert login(bob).send(f"{code}:{gid(game)}:S:carol").code == 820
     game = fresh(game)
-    assert (game.status, game.white_request) == ("active", 1)
+    assert (game.status, solicitudes(game)[0]) == ("active", 1)
 
 
 def test_rtbl_of_an_unknown_game_gets_820(login, bob, game):
@@ -653,13 +662,13 @@ def test_rtbl_in_a_finished_game_gets_824(login, bob, game, code):
     services.resign(game_id=game.pk, player=game.white)
     assert login(bob).send(f"{code}:{gid(game)}:S:alice").code == 824
     game = fresh(game)
-    assert (game.result, game.black_request) == ("0-1", 0)
+    assert (game.result, solicitudes(game)[1]) == ("0-1", 0)
 
 
 def test_rend_resigns_and_the_opponent_wins(login, alice, game):
     assert login(alice).send(f"REND:{gid(game)}:bob").code == 103
     game = fresh(game)
-    assert (game.result, game.white_request) == ("0-1", 3)
+    assert (game.result, solicitudes(game)[0]) == ("0-1", 3)
 
 
 def test_rend_in_a_finished_game_gets_824(login, alice, game):
@@ -682,7 +691,7 @@ def test_rend_in_a_game_you_do_not_play_gets_820(login, carol, game):
     assert login(carol).send(f"REND:{gid(game)}:bob").code == 820
     assert login(carol).send(f"REND:{gid(game)}:alice").code == 820
     game = fresh(game)
-    assert (game.status, game.white_request, game.black_request) == ("active", 0, 0)
+    assert (game.status, solicitudes(game)[0], solicitudes(game)[1]) == ("active", 0, 0)
 
 
 # --------------------------------------------------------------------------- FINP / STAT / SRNK

@@ -6,6 +6,8 @@ import inspect
 
 import pytest
 
+from accounts.errors import DomainError
+from games import errors
 from games.models import Challenge
 from legacy_tcp import handlers
 from legacy_tcp.protocols import espol
@@ -68,7 +70,7 @@ def test_unexpected_errors_become_401(alice, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("games.selectors.active_player", broken)
+    monkeypatch.setattr("accounts.selectors.active_player", broken)
     reply = run(handlers.Session(), b"USER:alice")
     assert reply.code == Code.E_SYSTEM
 
@@ -164,7 +166,7 @@ def test_the_per_command_account_check_is_the_selectors(alice, monkeypatch):
         asked.append(player_id)
         return False
 
-    monkeypatch.setattr("games.selectors.is_active_account", closed)
+    monkeypatch.setattr("accounts.selectors.is_active_account", closed)
     session = handlers.Session(user=alice)
     assert run(session, b"SRNK").code == Code.F_LOGIN
     assert asked == [alice.pk] and session.user is None
@@ -180,12 +182,51 @@ def test_spar_sends_what_the_selector_returns(alice, game, monkeypatch):
 
 
 def test_selectors_for_the_gateway_return_plain_values(alice, bob, carol, game, play):
+    from accounts import selectors as account_selectors
     from games import selectors
 
     play(game, "e4", "e5")
     assert selectors.move_records(game.pk, after=1) == [(2, "e7e5", False)]
-    assert selectors.is_active_account(alice.pk) is True
+    assert account_selectors.is_active_account(alice.pk) is True
     carol.is_active = False
     carol.save()
-    assert selectors.is_active_account(carol.pk) is False
-    assert selectors.player_names_changed_since(espol.EPOCH, exclude=alice) == ["bob"]
+    assert account_selectors.is_active_account(carol.pk) is False
+    assert account_selectors.player_names_changed_since(espol.EPOCH, exclude=alice) == ["bob"]
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def test_wrong_move_number_error_carries_the_expected_number():
+    reply = handlers.error_reply(errors.WrongMoveNumber(expected=7))
+    assert reply.encode() == espol.frames(823, "7")
+
+
+@pytest.mark.parametrize(
+    ("domain_code", "espol_code"),
+    [
+        ("user_not_found", 814),
+        ("wrong_password", 815),
+        ("game_not_found", 820),
+        ("not_a_player", 820),
+        ("not_your_turn", 821),
+        ("illegal_move", 822),
+        ("invalid_move", 822),
+        ("nothing_to_claim", 822),
+        ("game_finished", 824),
+        ("draw_offer_pending", 825),
+        ("no_draw_offer", 826),
+        ("challenge_exists", 830),
+        ("opponent_challenged_first", 830),
+        ("active_game_exists", 830),
+        ("challenge_not_found", 831),
+        ("self_challenge", 832),
+        ("subscription_refused", 850),
+        ("something_new", 401),
+    ],
+)
+def test_domain_errors_map_to_espol_codes(domain_code, espol_code):
+    error = DomainError("why")
+    error.code = domain_code
+    reply = handlers.error_reply(error)
+    assert (reply.code, reply.data) == (espol_code, "why")

@@ -15,9 +15,10 @@ from django.contrib.sessions.models import Session
 from django.test import Client
 from django.utils import timezone
 
+from accounts import selectors as account_selectors
 from accounts import services as accounts_services
 from ajedrez.asgi import application
-from games import consumers, selectors, services
+from games import consumers, services
 from games.models import Game
 
 User = get_user_model()
@@ -255,7 +256,7 @@ async def test_draw_declined_keeps_the_game_going(game, cookies, alice):
     assert event["event"] == "draw_declined"
     stored = await fresh(game)
     assert stored.status == Game.Status.ACTIVE
-    assert stored.pending_draw_offer_by is None
+    assert stored.draw_offer_by == ""
     await black.disconnect()
 
 
@@ -281,7 +282,7 @@ async def test_draw_answer_must_say_true_or_false(game, cookies, alice):
     await black.send_json_to({"type": "draw_answer", "accept": "yes"})
     error = await receive_until(black, "error")
     assert error["code"] == "invalid_message"
-    assert (await fresh(game)).pending_draw_offer_by == "white"
+    assert (await fresh(game)).draw_offer_by == "white"
     await black.disconnect()
 
 
@@ -632,7 +633,7 @@ async def test_revoking_access_closes_the_players_sockets_and_ends_the_game_live
 def test_the_session_check_is_one_query(alice, django_assert_num_queries):
     client, _ = logged_in(alice)
     with django_assert_num_queries(1):
-        assert selectors.is_live_session(alice.pk, session_key_of(client)) is True
-    assert selectors.is_live_session(alice.pk, "no-such-session") is False
+        assert account_selectors.is_live_session(alice.pk, session_key_of(client)) is True
+    assert account_selectors.is_live_session(alice.pk, "no-such-session") is False
     User.objects.filter(pk=alice.pk).update(is_active=False)
-    assert selectors.is_live_session(alice.pk, session_key_of(client)) is False
+    assert account_selectors.is_live_session(alice.pk, session_key_of(client)) is False

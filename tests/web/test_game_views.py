@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from accounts import services as account_services
 from games import services
 from games.models import Game
 
@@ -55,9 +56,9 @@ def test_black_player_sees_the_board_from_black_by_default(as_bob, game):
 
 
 def test_orientation_preference_is_honoured(as_bob, bob, game):
-    bob.preferences.orientation = "white"
-    bob.preferences.show_coordinates = False
-    bob.preferences.save()
+    account_services.save_preferences(
+        player=bob, values={"orientation": "white", "show_coordinates": False}
+    )
     data = page_data(as_bob.get(url("game_detail", game)))
     assert data["prefs"]["orientation"] == "white"
     assert data["prefs"]["coordinates"] is False
@@ -336,7 +337,7 @@ def test_draw_answer_must_be_yes_or_no(as_alice, as_bob, game):
     as_alice.post(url("game_draw_offer", game), **JSON)
     response = as_bob.post(url("game_draw_answer", game), {"accept": "maybe"}, **JSON)
     assert response.status_code == 400
-    assert Game.objects.get(pk=game.pk).pending_draw_offer_by == "white"
+    assert Game.objects.get(pk=game.pk).draw_offer_by == "white"
 
 
 def test_resign_from_the_plain_form(as_bob, game):
@@ -416,15 +417,13 @@ def test_finished_game_offers_no_actions(as_alice, alice, game):
 
 
 def test_board_theme_preference_sets_the_board_class(as_alice, alice, game):
-    alice.preferences.board_theme = "blue"
-    alice.preferences.save()
+    account_services.save_preferences(player=alice, values={"board_theme": "blue"})
     html = as_alice.get(url("game_detail", game)).content.decode()
     assert 'class="board-wrap theme-blue pieces-cburnett"' in html
 
 
 def test_status_bar_preference_hides_the_bar(as_alice, alice, game):
-    alice.preferences.show_status_bar = False
-    alice.preferences.save()
+    account_services.save_preferences(player=alice, values={"show_status_bar": False})
     html = as_alice.get(url("game_detail", game)).content.decode()
     assert 'id="status-bar" class="status-bar small d-none"' in html
 
@@ -444,8 +443,7 @@ def test_status_bar_move_number_counts_moves_not_plies(as_alice, game, play, mov
 
 
 def test_connection_state_stays_visible_when_the_status_bar_is_hidden(as_alice, alice, game):
-    alice.preferences.show_status_bar = False
-    alice.preferences.save()
+    account_services.save_preferences(player=alice, values={"show_status_bar": False})
     html = as_alice.get(url("game_detail", game)).content.decode()
     assert 'id="status-connection"' not in status_bar(html)
     assert 'id="status-connection"' in html
@@ -459,8 +457,7 @@ def coordinates_toggle(client, game: Game) -> str:
 
 @pytest.mark.parametrize("shown", [True, False])
 def test_coordinates_toggle_starts_from_the_preference(as_alice, alice, game, shown):
-    alice.preferences.show_coordinates = shown
-    alice.preferences.save()
+    account_services.save_preferences(player=alice, values={"show_coordinates": shown})
     assert f'aria-pressed="{str(shown).lower()}"' in coordinates_toggle(as_alice, game)
 
 

@@ -8,6 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import Preferences
+from accounts.selectors import preferences_of
 
 CHANGED = {
     "board_theme": "blue",
@@ -22,28 +23,28 @@ def test_preferences_need_a_login(client, db):
     assert client.get(reverse("preferences"))["Location"].startswith(reverse("login"))
 
 
-def test_preferences_page_creates_missing_preferences_with_the_defaults(as_alice, alice):
-    Preferences.objects.filter(player=alice).delete()
-
+def test_preferences_page_shows_the_defaults_and_writes_nothing(as_alice, alice):
     response = as_alice.get(reverse("preferences"))
 
     assert response.status_code == 200
-    stored = Preferences.objects.get(player=alice)
-    assert stored.board_theme == Preferences.BoardTheme.BROWN
-    assert stored.show_coordinates
+    shown = response.context["form"].instance
+    assert shown.board_theme == Preferences.BoardTheme.BROWN
+    assert shown.show_coordinates
+    # Reading never writes: a player who never saved has no stored row.
+    assert not Preferences.objects.filter(player=alice).exists()
 
 
 def test_saving_preferences_stores_them_for_the_player(as_alice, alice, bob):
     response = as_alice.post(reverse("preferences"), CHANGED)
 
     assert response["Location"] == reverse("preferences")
-    stored = Preferences.objects.get(player=alice)
+    stored = preferences_of(alice)
     assert stored.board_theme == "blue"
     assert stored.orientation == "black"
     assert not stored.show_coordinates
     assert not stored.sound
     assert stored.show_status_bar
-    assert Preferences.objects.get(player=bob).board_theme == "brown"
+    assert preferences_of(bob).board_theme == "brown"
 
 
 def test_saved_preferences_show_as_chosen_on_the_page(as_alice, alice):
@@ -64,7 +65,7 @@ def test_an_unknown_board_colour_is_refused_and_nothing_changes(as_alice, alice)
 
     assert response.status_code == 200
     assert "board_theme" in response.context["form"].errors
-    stored = Preferences.objects.get(player=alice)
+    stored = preferences_of(alice)
     assert stored.board_theme == "brown"
     assert stored.orientation == "auto"
 
@@ -76,7 +77,7 @@ def test_a_missing_orientation_is_refused_and_keeps_the_other_choices(as_alice, 
 
     assert "orientation" in response.context["form"].errors
     assert response.context["form"]["board_theme"].value() == "blue"
-    assert Preferences.objects.get(player=alice).board_theme == "brown"
+    assert preferences_of(alice).board_theme == "brown"
 
 
 def test_restore_defaults_puts_every_preference_back(as_alice, alice):
@@ -85,7 +86,7 @@ def test_restore_defaults_puts_every_preference_back(as_alice, alice):
     response = as_alice.post(reverse("preferences_restore"))
 
     assert response["Location"] == reverse("preferences")
-    stored = Preferences.objects.get(player=alice)
+    stored = preferences_of(alice)
     assert (stored.board_theme, stored.orientation) == ("brown", "auto")
     assert stored.show_coordinates and stored.sound and stored.show_status_bar
 
@@ -96,7 +97,7 @@ def test_restore_defaults_refuses_get(as_alice, alice):
     response = as_alice.get(reverse("preferences_restore"))
 
     assert response.status_code == 405
-    assert Preferences.objects.get(player=alice).board_theme == "blue"
+    assert preferences_of(alice).board_theme == "blue"
 
 
 def test_preferences_need_the_csrf_token(alice):
@@ -106,4 +107,4 @@ def test_preferences_need_the_csrf_token(alice):
     response = client.post(reverse("preferences"), CHANGED)
 
     assert response.status_code == 403
-    assert Preferences.objects.get(player=alice).board_theme == "brown"
+    assert preferences_of(alice).board_theme == "brown"

@@ -1,4 +1,4 @@
-"""What the project's admin pages share."""
+"""What the admin pages of every app share (here, in the lowest app, so all can use it)."""
 
 from __future__ import annotations
 

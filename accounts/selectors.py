@@ -1,0 +1,103 @@
+"""Reads of accounts: players by name, login sessions, preferences.
+
+Each returns in a bounded number of indexed queries and writes nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from importlib import import_module
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.sessions.models import Session
+from django.db.models import Exists, Q, QuerySet
+from django.utils import timezone
+
+from accounts import errors
+from accounts.models import Preferences
+
+User = get_user_model()
+
+
+def active_player(username: str) -> AbstractBaseUser:
+    """The active account named ``username``; :class:`~accounts.errors.UserNotFound`
+    otherwise."""
+    try:
+        return User.objects.get(username=username, is_active=True)
+    except User.DoesNotExist as exc:
+        raise errors.UserNotFound() from exc
+
+
+def active_players(query: str = "") -> QuerySet:
+    """Active players by user name, matching ``query`` in the user name or full name."""
+    found = User.objects.filter(is_active=True).select_related("record").order_by("username")
+    if query:
+        found = found.filter(
+            Q(username__icontains=query)
+            | Q(first_name__icontains=query)
+            | Q(last_name__icontains=query)
+        )
+    return found
+
+
+def players_changed_since(since: dt.datetime, *, exclude: AbstractBaseUser) -> QuerySet:
+    """Active players who joined, or whose access was restored, after ``since`` (ESPOL JAUT).
+
+    Seed 000 keeps one date per user, "joined or status last changed"; JAUT lists the
+    players whose date is later than the client's, so a reopened account reaches clients
+    that synchronised before it was reopened.
+    """
+    return (
+        User.objects.filter(
+            Q(date_joined__gt=since) | Q(access_change__changed_at__gt=since), is_active=True
+        )
+        .exclude(pk=exclude.pk)
+        .order_by("username")
+    )
+
+
+def player_names_changed_since(since: dt.datetime, *, exclude: AbstractBaseUser) -> list[str]:
+    """The user names of :func:`players_changed_since`, in the same order (ESPOL JAUT)."""
+    return list(
+        players_changed_since(since, exclude=exclude).values_list("username", flat=True)
+    )
+
+
+def is_active_account(player_id: int) -> bool:
+    """Whether the account ``player_id`` is still open: one EXISTS, no row fetched.
+
+    The ESPOL gateway asks before every command of a logged-in connection, so that an
+    account closed meanwhile loses its session at once.
+    """
+    return _open_account(player_id).exists()
+
+
+def _open_account(player_id: int) -> QuerySet:
+    return User.objects.filter(pk=player_id, is_active=True)
+
+
+def is_live_session(player_id: int, session_key: str) -> bool:
+    """Whether the login session ``session_key`` has not ended (logged out or expired)
+    and ``player_id``'s account is still open.
+
+    The WebSocket consumers ask before each message a socket sends. With the database
+    session store this is one query (an EXISTS inside an EXISTS); other stores are asked
+    through their own ``exists``.
+    """
+    if settings.SESSION_ENGINE != "django.contrib.sessions.backends.db":
+        store = import_module(settings.SESSION_ENGINE).SessionStore()
+        return store.exists(session_key) and is_active_account(player_id)
+    live = Session.objects.filter(session_key=session_key, expire_date__gt=timezone.now())
+    return _open_account(player_id).filter(Exists(live)).exists()
+
+
+def preferences_of(player: AbstractBaseUser) -> Preferences:
+    """``player``'s preferences: those they saved, or the defaults (unsaved).
+
+    The one rule for reading them: a player who never saved any has no row, and reading
+    never creates one; :func:`accounts.services.save_preferences` does, when they save.
+    """
+    found = Preferences.objects.filter(player=player).first()
+    return found if found is not None else Preferences(player=player)
