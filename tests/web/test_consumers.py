@@ -18,7 +18,7 @@ from django.utils import timezone
 from accounts import selectors as account_selectors
 from accounts import services as accounts_services
 from ajedrez.asgi import application
-from games import consumers, services
+from games import consumers, selectors, services, state
 from games.models import Game
 
 User = get_user_model()
@@ -637,3 +637,94 @@ def test_the_session_check_is_one_query(alice, django_assert_num_queries):
     assert account_selectors.is_live_session(alice.pk, "no-such-session") is False
     User.objects.filter(pk=alice.pk).update(is_active=False)
     assert account_selectors.is_live_session(alice.pk, session_key_of(client)) is False
+
+
+# --------------------------------------------------------------------------- error boundary
+
+
+async def test_a_bug_inside_a_service_is_logged_and_not_reported_as_bad_input(
+    game, cookies, monkeypatch, caplog
+):
+    def broken_make_move(**kwargs):
+        # What a programming error inside the service looks like from outside.
+        raise TypeError("unsupported operand type(s) for +: 'int' and 'str'")
+
+    monkeypatch.setattr(services, "make_move", broken_make_move)
+    comm, _ = await open_game(game.pk, cookies["alice"])
+    with caplog.at_level("ERROR", logger="games.consumers"):
+        await comm.send_json_to({"type": "move", "number": 1, "move": "e4"})
+        error = await receive_until(comm, "error")
+    assert (error["code"], error["action"]) == ("internal_error", "move")
+    assert "invalid" not in error["message"].lower()
+    logged = [r for r in caplog.records if r.name == "games.consumers"]
+    assert len(logged) == 1 and logged[0].exc_info[0] is TypeError
+    # The socket stays open and usable: the next message is answered.
+    await comm.send_json_to({"type": "sync", "version": 0})
+    assert (await receive_until(comm, "snapshot"))["version"] == game.version
+    await comm.disconnect()
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"type": "move", "number": "1", "move": "e4"},
+        {"type": "move", "number": 1.5, "move": "e4"},
+        {"type": "move", "number": True, "move": "e4"},
+        {"type": "move", "number": 10**30, "move": "e4"},
+        {"type": "move", "number": 1, "move": ["e4"]},
+        {"type": "move", "number": 1, "move": "e4" * 50},
+        {"type": "move", "number": 1, "move": None},
+        {"type": "draw_answer", "accept": "yes"},
+    ],
+)
+async def test_a_malformed_message_is_refused_before_any_service_call(
+    game, cookies, monkeypatch, message
+):
+    called = []
+    monkeypatch.setattr(services, "make_move", lambda **kw: called.append(kw))
+    monkeypatch.setattr(services, "answer_draw", lambda **kw: called.append(kw))
+    comm, _ = await open_game(game.pk, cookies["alice"])
+    await comm.send_json_to(message)
+    error = await receive_until(comm, "error")
+    assert error["code"] == "invalid_message"
+    assert called == []
+    await comm.disconnect()
+
+
+# --------------------------------------------------------------------------- one event, all sockets
+
+
+async def test_what_an_event_says_is_computed_once_for_all_sockets(
+    game, cookies, play, monkeypatch
+):
+    # A position where a draw may be claimable (8 reversible plies), so the claim must be
+    # read: once for the event, not once per player socket.
+    game = await sync_to_async(play)(game, "Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1")
+    sockets = [await open_game(game.pk, cookies[name]) for name in ("alice", "bob")]
+    sockets += [await open_game(game.pk, cookies["carol"]) for _ in range(10)]
+    bob = await sync_to_async(User.objects.get)(username="bob")
+    calls = {"destinations": 0, "window": 0}
+
+    def counted(name, real):
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return real(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(state, "destinations", counted("destinations", state.destinations))
+    monkeypatch.setattr(
+        selectors, "repetition_window", counted("window", selectors.repetition_window)
+    )
+    await sync_to_async(services.make_move)(game_id=game.pk, player=bob, move_number=8, move="Ng8")
+    frames = [await receive_until(comm, "event") for comm, _ in sockets]
+
+    # Twelve sockets, one computation: the move itself needs no window yet (fivefold
+    # needs 16 reversible plies); the event reads it once to tell what can be claimed.
+    assert calls == {"destinations": 1, "window": 1}
+    assert [f["claimable"] for f in frames[:2]] == ["threefold_repetition"] * 2
+    assert {f["claimable"] for f in frames[2:]} == {None}
+    assert {f["version"] for f in frames} == {game.version + 1}
+    assert all(f["dests"] == frames[0]["dests"] for f in frames)
+    for comm, _ in sockets:
+        await comm.disconnect()
