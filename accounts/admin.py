@@ -7,13 +7,13 @@ which rows to act on and reports what happened.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, cast
 
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
-from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext, ngettext
@@ -23,6 +23,7 @@ from accounts import services
 from accounts.admin_mixins import ReadOnlyAdminMixin
 from accounts.errors import DomainError
 from accounts.models import AccessChange, SubscriptionRequest
+from accounts.types import Player
 from accounts.validators import username_validator
 
 User = get_user_model()
@@ -127,8 +128,17 @@ class SubscriptionRequestAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         )
 
 
+def _admin(request: HttpRequest) -> Player:
+    """The administrator acting: the admin site serves only logged-in staff."""
+    return cast("Player", request.user)
+
+
 class _ProjectUsernameMixin:
     """The user names every front door accepts (the wire protocols reserve ``:`` ``,`` ``#``)."""
+
+    # Provided by the model form this is mixed into.
+    cleaned_data: dict[str, Any]
+    instance: Any
 
     def clean_username(self) -> str:
         username = self.cleaned_data["username"]
@@ -142,13 +152,13 @@ class _ProjectUsernameMixin:
 
 
 class PlayerCreationForm(_ProjectUsernameMixin, AdminUserCreationForm):
-    class Meta(AdminUserCreationForm.Meta):
+    class Meta(AdminUserCreationForm.Meta):  # type: ignore[name-defined]
         model = User
         fields = ("username", "first_name", "last_name", "email")
 
 
 class PlayerChangeForm(_ProjectUsernameMixin, UserChangeForm):
-    class Meta(UserChangeForm.Meta):
+    class Meta(UserChangeForm.Meta):  # type: ignore[name-defined]
         model = User
 
 
@@ -193,7 +203,7 @@ class PlayerAdmin(UserAdmin):
             },
         ),
     )
-    list_display = (
+    list_display: tuple[str, ...] = (
         "username",
         "first_name",
         "last_name",
@@ -221,7 +231,7 @@ class PlayerAdmin(UserAdmin):
         self,
         request: HttpRequest,
         queryset: QuerySet,
-        act: Callable[[AbstractBaseUser], str | None],
+        act: Callable[[Player], str | None],
         message: Callable[[int], str],
     ) -> None:
         """Run ``act`` on each selected user; it returns why it refused one, or None."""
@@ -240,10 +250,10 @@ class PlayerAdmin(UserAdmin):
         permissions=["change"],
     )
     def revoke_access(self, request: HttpRequest, queryset: QuerySet) -> None:
-        def revoke(user: AbstractBaseUser) -> str | None:
+        def revoke(user: Player) -> str | None:
             if user.pk == request.user.pk:
                 return gettext("you cannot revoke your own access")
-            services.revoke_access(player=user, by=request.user)
+            services.revoke_access(player=user, by=_admin(request))
             return None
 
         self._for_each_user(
@@ -262,8 +272,8 @@ class PlayerAdmin(UserAdmin):
         permissions=["change"],
     )
     def restore_access(self, request: HttpRequest, queryset: QuerySet) -> None:
-        def restore(user: AbstractBaseUser) -> str | None:
-            if services.restore_access(player=user, by=request.user):
+        def restore(user: Player) -> str | None:
+            if services.restore_access(player=user, by=_admin(request)):
                 return None
             return gettext("the account is not closed")
 

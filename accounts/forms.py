@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib.auth import password_validation
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.hashers import check_password
-from django.contrib.auth.models import AbstractBaseUser
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Preferences, SubscriptionRequest
 from accounts.services import username_problem
+from accounts.types import Player
 from accounts.validators import USERNAME_MAX_LENGTH, username_validator
 
 
@@ -49,7 +51,7 @@ class SubscriptionForm(forms.Form):
 
     def full_clean(self) -> None:
         super().full_clean()
-        if self._errors and "username" in self._errors:
+        if "username" in self.errors:
             # The error states the rule already; the same sentence twice reads as noise.
             self.fields["username"].help_text = ""
 
@@ -61,8 +63,8 @@ class SubscriptionForm(forms.Form):
             raise forms.ValidationError(problem, code="username_unavailable")
         return username
 
-    def clean(self) -> dict:
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
         first, second = cleaned.get("password1"), cleaned.get("password2")
         if first and second and first != second:
             self.add_error("password2", _("The two passwords do not match."))
@@ -139,7 +141,7 @@ class UnsubscribeForm(forms.Form):
         required=True,
     )
 
-    def __init__(self, *args, player: AbstractBaseUser, **kwargs) -> None:
+    def __init__(self, *args, player: Player, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.player = player
 

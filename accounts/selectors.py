@@ -10,18 +10,18 @@ from importlib import import_module
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.sessions.models import Session
 from django.db.models import Exists, Q, QuerySet
 from django.utils import timezone
 
 from accounts import errors
 from accounts.models import Preferences
+from accounts.types import Player
 
 User = get_user_model()
 
 
-def active_player(username: str) -> AbstractBaseUser:
+def active_player(username: str) -> Player:
     """The active account named ``username``; :class:`~accounts.errors.UserNotFound`
     otherwise."""
     try:
@@ -42,7 +42,7 @@ def active_players(query: str = "") -> QuerySet:
     return found
 
 
-def players_changed_since(since: dt.datetime, *, exclude: AbstractBaseUser) -> QuerySet:
+def players_changed_since(since: dt.datetime, *, exclude: Player) -> QuerySet:
     """Active players who joined, or whose access was restored, after ``since`` (ESPOL JAUT).
 
     Seed 000 keeps one date per user, "joined or status last changed"; JAUT lists the
@@ -58,7 +58,7 @@ def players_changed_since(since: dt.datetime, *, exclude: AbstractBaseUser) -> Q
     )
 
 
-def player_names_changed_since(since: dt.datetime, *, exclude: AbstractBaseUser) -> list[str]:
+def player_names_changed_since(since: dt.datetime, *, exclude: Player) -> list[str]:
     """The user names of :func:`players_changed_since`, in the same order (ESPOL JAUT)."""
     return list(
         players_changed_since(since, exclude=exclude).values_list("username", flat=True)
@@ -93,7 +93,7 @@ def is_live_session(player_id: int, session_key: str) -> bool:
     return _open_account(player_id).filter(Exists(live)).exists()
 
 
-def preferences_of(player: AbstractBaseUser) -> Preferences:
+def preferences_of(player: Player) -> Preferences:
     """``player``'s preferences: those they saved, or the defaults (unsaved).
 
     The one rule for reading them: a player who never saved any has no row, and reading

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -14,6 +13,7 @@ from accounts import errors
 from accounts.events import publish_account_closed
 from accounts.models import AccessChange, Preferences, SubscriptionRequest
 from accounts.signals import account_closing
+from accounts.types import Player
 from accounts.validators import username_validator
 
 User = get_user_model()
@@ -73,7 +73,7 @@ def _lock_pending(request_id: int) -> SubscriptionRequest:
 
 
 @transaction.atomic
-def approve_subscription(*, request_id: int, admin: AbstractBaseUser | None) -> AbstractBaseUser:
+def approve_subscription(*, request_id: int, admin: Player | None) -> Player:
     """Approve a pending request: the account is created, active, with the requested password."""
     found = _lock_pending(request_id)
     if User.objects.filter(username__iexact=found.username).exists():
@@ -92,7 +92,7 @@ def approve_subscription(*, request_id: int, admin: AbstractBaseUser | None) -> 
 
 
 @transaction.atomic
-def reject_subscription(*, request_id: int, admin: AbstractBaseUser | None) -> SubscriptionRequest:
+def reject_subscription(*, request_id: int, admin: Player | None) -> SubscriptionRequest:
     """Reject a pending request: no account is created."""
     found = _lock_pending(request_id)
     found.status = SubscriptionRequest.Status.REJECTED
@@ -102,7 +102,7 @@ def reject_subscription(*, request_id: int, admin: AbstractBaseUser | None) -> S
     return found
 
 
-def _record_access(player: AbstractBaseUser, *, active: bool, by: AbstractBaseUser | None) -> None:
+def _record_access(player: Player, *, active: bool, by: Player | None) -> None:
     player.is_active = active
     player.save(update_fields=["is_active"])
     AccessChange.objects.update_or_create(
@@ -111,7 +111,7 @@ def _record_access(player: AbstractBaseUser, *, active: bool, by: AbstractBaseUs
 
 
 @transaction.atomic
-def revoke_access(*, player: AbstractBaseUser, by: AbstractBaseUser | None = None) -> None:
+def revoke_access(*, player: Player, by: Player | None = None) -> None:
     """Close an account: it can no longer log in, and its active games end as losses.
 
     ``by`` is the administrator who decided it (the player themself when unsubscribing).
@@ -133,7 +133,7 @@ def revoke_access(*, player: AbstractBaseUser, by: AbstractBaseUser | None = Non
 
 
 @transaction.atomic
-def restore_access(*, player: AbstractBaseUser, by: AbstractBaseUser | None = None) -> bool:
+def restore_access(*, player: Player, by: Player | None = None) -> bool:
     """Reopen a closed account (AdmChess): the player can log in again with their password.
 
     Games that ended when it was closed stay ended. Returns False when it was not closed.
@@ -145,19 +145,19 @@ def restore_access(*, player: AbstractBaseUser, by: AbstractBaseUser | None = No
     return True
 
 
-def unsubscribe(*, player: AbstractBaseUser, password: str) -> None:
+def unsubscribe(*, player: Player, password: str) -> None:
     """The player leaves the service (ESPOL UNSU), confirming with their password."""
     if not player.check_password(password):
         raise errors.WrongPassword()
     revoke_access(player=player, by=player)
 
 
-def save_preferences(*, player: AbstractBaseUser, values: dict[str, object]) -> Preferences:
+def save_preferences(*, player: Player, values: dict[str, object]) -> Preferences:
     """Store ``player``'s preferences (the fields of :class:`Preferences` in ``values``)."""
     preferences, _created = Preferences.objects.update_or_create(player=player, defaults=values)
     return preferences
 
 
-def restore_default_preferences(*, player: AbstractBaseUser) -> None:
+def restore_default_preferences(*, player: Player) -> None:
     """Back to the default look (seed 000: "Color Default"): the stored row goes."""
     Preferences.objects.filter(player=player).delete()

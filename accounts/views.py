@@ -18,6 +18,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from accounts import errors, services
 from accounts.forms import LoginForm, PreferencesForm, SubscriptionForm
 from accounts.selectors import preferences_of
+from accounts.types import AuthenticatedRequest
 
 
 class AjedrezLoginView(LoginView):
@@ -58,7 +59,7 @@ def subscribe_done(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def preferences(request: HttpRequest) -> HttpResponse:
+def preferences(request: AuthenticatedRequest) -> HttpResponse:
     """Board colours, pieces, coordinates, orientation, sound and status bar."""
     form = PreferencesForm(request.POST or None, instance=preferences_of(request.user))
     if request.method == "POST" and form.is_valid():
@@ -70,7 +71,7 @@ def preferences(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def preferences_restore(request: HttpRequest) -> HttpResponse:
+def preferences_restore(request: AuthenticatedRequest) -> HttpResponse:
     """Back to the default look (seed 000: "Color Default")."""
     services.restore_default_preferences(player=request.user)
     messages.success(request, _("The default preferences were restored."))

@@ -24,11 +24,12 @@ import json
 import logging
 import time
 from collections import deque
-from typing import Any
+from typing import Any, cast
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.http import HttpRequest
 from django.utils import translation
 from django.utils.translation import gettext as _
 
@@ -72,7 +73,9 @@ class HandshakeRequest:
 def handshake_language(scope: dict[str, Any]) -> str:
     """The language LocaleMiddleware would pick for a page requested with this
     handshake's cookie and headers, so the socket speaks as the page does."""
-    return translation.get_language_from_request(HandshakeRequest(scope))
+    # Django reads only the attributes HandshakeRequest has.
+    request = cast(HttpRequest, HandshakeRequest(scope))
+    return translation.get_language_from_request(request)
 
 
 class LimitedJsonConsumer(AsyncWebsocketConsumer):

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
@@ -25,6 +24,7 @@ from accounts import errors as account_errors
 from accounts import selectors as account_selectors
 from accounts import services as account_services
 from accounts.forms import UnsubscribeForm
+from accounts.types import AuthenticatedRequest, Player
 from accounts.validators import USERNAME_MAX_LENGTH
 from games import errors, rules, selectors, services
 from games.models import Challenge, Game
@@ -37,7 +37,7 @@ PROFILE_RECENT_GAMES = 15
 CHALLENGE_TYPED_KEY = "challenge_typed"
 
 
-def dashboard_context(player: AbstractBaseUser) -> dict[str, object]:
+def dashboard_context(player: Player) -> dict[str, object]:
     """Everything the dashboard shows, in a fixed number of queries."""
     rows = [game_row(g, player) for g in selectors.games_of(player, status=Game.Status.ACTIVE)]
     # Games waiting for me (a move, or an answer to a draw offer) first; among them, the
@@ -62,7 +62,7 @@ def dashboard_context(player: AbstractBaseUser) -> dict[str, object]:
 
 @login_required
 @require_GET
-def dashboard(request: HttpRequest) -> HttpResponse:
+def dashboard(request: AuthenticatedRequest) -> HttpResponse:
     """My games and challenges. ``?partial=1`` returns only the part that changes live."""
     context = dashboard_context(request.user)
     if request.GET.get("partial") == "1":
@@ -86,7 +86,7 @@ def _back(request: HttpRequest) -> HttpResponseRedirect:
 
 @login_required
 @require_POST
-def challenge_create(request: HttpRequest) -> HttpResponse:
+def challenge_create(request: AuthenticatedRequest) -> HttpResponse:
     """Challenge the player named in the ``username`` field."""
     username = request.POST.get("username", "").strip()[:USERNAME_MAX_LENGTH]
     if not username:
@@ -114,7 +114,7 @@ def challenge_create(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def challenge_accept(request: HttpRequest, pk: int, colour: str) -> HttpResponse:
+def challenge_accept(request: AuthenticatedRequest, pk: int, colour: str) -> HttpResponse:
     """Accept a challenge made to me, playing ``colour`` (white, black or random).
 
     On success the player lands on the new game's page; on a refusal, back where the
@@ -144,7 +144,7 @@ def challenge_accept(request: HttpRequest, pk: int, colour: str) -> HttpResponse
 
 @login_required
 @require_POST
-def challenge_decline(request: HttpRequest, pk: int) -> HttpResponse:
+def challenge_decline(request: AuthenticatedRequest, pk: int) -> HttpResponse:
     """Turn down a challenge made to me."""
     try:
         declined = services.decline_challenge(challenge_id=pk, player=request.user)
@@ -160,7 +160,7 @@ def challenge_decline(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def challenge_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
+def challenge_withdraw(request: AuthenticatedRequest, pk: int) -> HttpResponse:
     """Take back a challenge I made."""
     try:
         withdrawn = services.withdraw_challenge(challenge_id=pk, player=request.user)
@@ -191,7 +191,7 @@ class Relation:
         return not (self.game_url or self.challenge_sent or self.challenge_received)
 
 
-def _relations(player: AbstractBaseUser) -> dict[int, Relation]:
+def _relations(player: Player) -> dict[int, Relation]:
     """My relation to every other player, in two queries."""
     relations = {
         other: Relation(game_url=game_url(game_id))
@@ -207,7 +207,7 @@ def _relations(player: AbstractBaseUser) -> dict[int, Relation]:
 
 @login_required
 @require_GET
-def players(request: HttpRequest) -> HttpResponse:
+def players(request: AuthenticatedRequest) -> HttpResponse:
     """Active players, searchable by user name or full name, with a challenge button."""
     query = request.GET.get("q", "").strip()
     found = account_selectors.active_players(query)
@@ -223,7 +223,7 @@ def players(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def player_detail(request: HttpRequest, username: str) -> HttpResponse:
+def player_detail(request: AuthenticatedRequest, username: str) -> HttpResponse:
     """A player's record (wins, losses, draws, rating) and recent games."""
     try:
         player = account_selectors.active_player(username)
@@ -248,7 +248,7 @@ def player_detail(request: HttpRequest, username: str) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def unsubscribe(request: HttpRequest) -> HttpResponse:
+def unsubscribe(request: AuthenticatedRequest) -> HttpResponse:
     """Leave the service, confirming with the password; games in progress are lost."""
     player = request.user
     form = UnsubscribeForm(request.POST or None, player=player)

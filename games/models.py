@@ -106,7 +106,9 @@ class Game(models.Model):
         BLACK_WINS = "0-1", _("black wins")
         DRAW = "1/2-1/2", _("draw")
 
-    Termination = models.TextChoices(
+    # Built from rules.Termination so the stored values have one definition; the stubs
+    # type only the class form of TextChoices.
+    Termination = models.TextChoices(  # type: ignore[call-overload]
         "Termination", [(t.name, (t.value, TERMINATION_LABELS[t])) for t in rules.Termination]
     )
 

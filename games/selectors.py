@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Q, QuerySet
 
+from accounts.types import Player
 from games import errors, rules
 from games.models import Challenge, Game, Move
 
@@ -19,7 +19,7 @@ def game(game_id: int) -> Game:
         raise errors.GameNotFound() from exc
 
 
-def game_for_player(game_id: int, player: AbstractBaseUser) -> Game:
+def game_for_player(game_id: int, player: Player) -> Game:
     """The game, if ``player`` plays in it; :class:`~games.errors.GameNotFound` otherwise."""
     found = game(game_id)
     if found.colour_of(player.pk) is None:
@@ -27,14 +27,14 @@ def game_for_player(game_id: int, player: AbstractBaseUser) -> Game:
     return found
 
 
-def games_of(player: AbstractBaseUser, *, status: str | None = None) -> QuerySet[Game]:
+def games_of(player: Player, *, status: str | None = None) -> QuerySet[Game]:
     """``player``'s games, most recently changed first."""
     filters = {} if status is None else {"status": status}
     games = Game.objects.of_player(player, **filters).select_related("white", "black")
     return games.order_by("-updated_at", "-pk")
 
 
-def games_changed_since(player: AbstractBaseUser, since: dt.datetime) -> QuerySet[Game]:
+def games_changed_since(player: Player, since: dt.datetime) -> QuerySet[Game]:
     """``player``'s games created or changed after ``since``, finished ones included."""
     return games_of(player).filter(updated_at__gt=since).order_by("pk")
 
@@ -45,7 +45,7 @@ def moves(game_id: int, *, after: int = 0) -> QuerySet[Move]:
 
 
 def pending_challenges_to(
-    player: AbstractBaseUser, *, since: dt.datetime | None = None
+    player: Player, *, since: dt.datetime | None = None
 ) -> QuerySet[Challenge]:
     challenges = Challenge.objects.filter(
         challenged=player, status=Challenge.Status.PENDING
@@ -55,7 +55,7 @@ def pending_challenges_to(
     return challenges.order_by("created_at")
 
 
-def pending_challenges_from(player: AbstractBaseUser) -> QuerySet[Challenge]:
+def pending_challenges_from(player: Player) -> QuerySet[Challenge]:
     return (
         Challenge.objects.filter(challenger=player, status=Challenge.Status.PENDING)
         .select_related("challenger", "challenged")
@@ -63,14 +63,14 @@ def pending_challenges_from(player: AbstractBaseUser) -> QuerySet[Challenge]:
     )
 
 
-def pending_challenges_between(player: AbstractBaseUser) -> QuerySet[Challenge]:
+def pending_challenges_between(player: Player) -> QuerySet[Challenge]:
     """Every pending challenge ``player`` made or received."""
     return Challenge.objects.filter(
         Q(challenger=player) | Q(challenged=player), status=Challenge.Status.PENDING
     )
 
 
-def opponents_in_active_games(player: AbstractBaseUser) -> dict[int, int]:
+def opponents_in_active_games(player: Player) -> dict[int, int]:
     """``{opponent id: game id}`` for each of ``player``'s games in progress (one query)."""
     active = Game.objects.of_player(player, status=Game.Status.ACTIVE)
     return {
@@ -79,7 +79,7 @@ def opponents_in_active_games(player: AbstractBaseUser) -> dict[int, int]:
     }
 
 
-def pending_challenge(*, challenger_name: str, challenged: AbstractBaseUser) -> Challenge:
+def pending_challenge(*, challenger_name: str, challenged: Player) -> Challenge:
     """The pending challenge from the player named ``challenger_name`` to ``challenged``."""
     found = (
         Challenge.objects.filter(

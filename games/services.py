@@ -12,12 +12,12 @@ import datetime as dt
 from collections.abc import Sequence
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from accounts import errors as account_errors
+from accounts.types import Player
 from games import errors, rules, selectors
 from games.events import publish_challenge_event, publish_game_event
 from games.models import Challenge, Game, Move
@@ -53,7 +53,7 @@ def _refuse_pending_between(challenger_id: int, challenged_id: int) -> None:
 
 
 @transaction.atomic
-def challenge(*, challenger: AbstractBaseUser, challenged: AbstractBaseUser) -> Challenge:
+def challenge(*, challenger: Player, challenged: Player) -> Challenge:
     """``challenger`` invites ``challenged`` to a game (ESPOL JUEG)."""
     if challenger.pk == challenged.pk:
         raise errors.SelfChallenge()
@@ -99,7 +99,7 @@ def _close_challenge(found: Challenge, status: str) -> Challenge:
 
 
 @transaction.atomic
-def accept_challenge(*, challenge_id: int, player: AbstractBaseUser, colour: str) -> Game:
+def accept_challenge(*, challenge_id: int, player: Player, colour: str) -> Game:
     """The challenged ``player`` accepts, playing ``colour`` (ESPOL ACEP). Returns the game."""
     found = _lock_pending_challenge(challenge_id)
     if found.challenged_id != player.pk:
@@ -128,7 +128,7 @@ def accept_challenge(*, challenge_id: int, player: AbstractBaseUser, colour: str
 
 
 @transaction.atomic
-def decline_challenge(*, challenge_id: int, player: AbstractBaseUser) -> Challenge:
+def decline_challenge(*, challenge_id: int, player: Player) -> Challenge:
     """The challenged ``player`` turns the challenge down."""
     found = _lock_pending_challenge(challenge_id)
     if found.challenged_id != player.pk:
@@ -137,7 +137,7 @@ def decline_challenge(*, challenge_id: int, player: AbstractBaseUser) -> Challen
 
 
 @transaction.atomic
-def withdraw_challenge(*, challenge_id: int, player: AbstractBaseUser) -> Challenge:
+def withdraw_challenge(*, challenge_id: int, player: Player) -> Challenge:
     """The ``player`` who made the challenge takes it back."""
     found = _lock_pending_challenge(challenge_id)
     if found.challenger_id != player.pk:
@@ -159,7 +159,7 @@ def _lock_game(game_id: int) -> Game:
         raise errors.GameNotFound() from exc
 
 
-def _colour_in(game: Game, player: AbstractBaseUser) -> str:
+def _colour_in(game: Game, player: Player) -> str:
     colour = game.colour_of(player.pk)
     if colour is None:
         raise errors.NotAPlayer()
@@ -198,7 +198,7 @@ def _finish(
 def make_move(
     *,
     game_id: int,
-    player: AbstractBaseUser,
+    player: Player,
     move_number: int,
     move: str,
     reverse: bool = False,
@@ -255,7 +255,7 @@ def make_move(
 
 
 @transaction.atomic
-def offer_draw(*, game_id: int, player: AbstractBaseUser) -> Game:
+def offer_draw(*, game_id: int, player: Player) -> Game:
     """``player`` offers a draw (ESPOL TBLS). Only one offer may be pending at a time."""
     game = _lock_game(game_id)
     colour = _colour_in(game, player)
@@ -270,7 +270,7 @@ def offer_draw(*, game_id: int, player: AbstractBaseUser) -> Game:
 
 
 @transaction.atomic
-def answer_draw(*, game_id: int, player: AbstractBaseUser, accept: bool) -> Game:
+def answer_draw(*, game_id: int, player: Player, accept: bool) -> Game:
     """``player`` accepts (the game is drawn) or declines the opponent's draw offer (RTBL)."""
     game = _lock_game(game_id)
     colour = _colour_in(game, player)
@@ -288,7 +288,7 @@ def answer_draw(*, game_id: int, player: AbstractBaseUser, accept: bool) -> Game
 
 
 @transaction.atomic
-def resign(*, game_id: int, player: AbstractBaseUser) -> Game:
+def resign(*, game_id: int, player: Player) -> Game:
     """``player`` resigns; the opponent wins (ESPOL REND)."""
     game = _lock_game(game_id)
     colour = _colour_in(game, player)
@@ -302,7 +302,7 @@ def resign(*, game_id: int, player: AbstractBaseUser) -> Game:
 
 
 @transaction.atomic
-def claim_draw(*, game_id: int, player: AbstractBaseUser) -> Game:
+def claim_draw(*, game_id: int, player: Player) -> Game:
     """``player`` claims a draw by threefold repetition or the fifty-move rule (ESPOL FINP)."""
     game = _lock_game(game_id)
     colour = _colour_in(game, player)
@@ -320,7 +320,7 @@ def claim_draw(*, game_id: int, player: AbstractBaseUser) -> Game:
 
 
 @transaction.atomic
-def abandon_games(*, player: AbstractBaseUser) -> Sequence[Game]:
+def abandon_games(*, player: Player) -> Sequence[Game]:
     """End each of ``player``'s active games as a loss for them (unsubscribe, revocation)."""
     # Challenges first: an accept running now holds its challenge row, so waiting for that
     # row here means the game it creates is committed, and found, when the games are read.

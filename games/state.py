@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.urls import reverse
 
+from accounts.types import Player
 from games import rules, selectors
 from games.models import Challenge, Game, Move
 
@@ -150,7 +150,7 @@ class GameRow:
 
     game: Game
     my_colour: str
-    opponent: AbstractBaseUser
+    opponent: Player
     my_turn: bool
     url: str
 
@@ -198,7 +198,7 @@ class GameRow:
         return self.my_turn
 
 
-def game_row(game: Game, player: AbstractBaseUser) -> GameRow:
+def game_row(game: Game, player: Player) -> GameRow:
     """``game`` as ``player`` (one of its two players) sees it in a list."""
     colour = game.colour_of(player.pk)
     if colour is None:

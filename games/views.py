@@ -25,6 +25,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import Preferences
 from accounts.selectors import preferences_of
+from accounts.types import AuthenticatedRequest
 from games import errors, rules, selectors, services
 from games.models import Game
 from games.state import snapshot
@@ -106,13 +107,13 @@ def _js_strings() -> dict[str, str]:
 
 @login_required
 @require_GET
-def game_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def game_detail(request: AuthenticatedRequest, pk: int) -> HttpResponse:
     """The game page: board, moves, status bar and actions; read-only for watchers."""
     return _game_page(request, _game_or_404(pk))
 
 
 def _game_page(
-    request: HttpRequest,
+    request: AuthenticatedRequest,
     game: Game,
     *,
     move_typed: str = "",
@@ -176,7 +177,7 @@ def _game_page(
 
 @login_required
 @require_GET
-def game_state_view(request: HttpRequest, pk: int) -> JsonResponse:
+def game_state_view(request: AuthenticatedRequest, pk: int) -> JsonResponse:
     """The snapshot as JSON (``?after=n``: only moves after n): the page polls it when
     the WebSocket is down."""
     game = _game_or_404(pk)
@@ -192,7 +193,7 @@ def game_state_view(request: HttpRequest, pk: int) -> JsonResponse:
 
 @login_required
 @require_GET
-def game_pgn(request: HttpRequest, pk: int) -> HttpResponse:
+def game_pgn(request: AuthenticatedRequest, pk: int) -> HttpResponse:
     """The game as a PGN file named after its public id."""
     game = _game_or_404(pk)
     response = HttpResponse(
@@ -249,7 +250,9 @@ def _form_error_text(form: forms.Form) -> str:
     """Each error of ``form``, naming its field by its (translated) label, not its name
     in the code."""
     return " ".join(
-        f"{form[name].label}: {' '.join(errs)}" if name in form.fields else " ".join(errs)
+        f"{form[name].label}: {' '.join(map(str, errs))}"
+        if name in form.fields
+        else " ".join(map(str, errs))
         for name, errs in form.errors.items()
     )
 
@@ -269,7 +272,7 @@ def _form_error(request: HttpRequest, pk: int, form: forms.Form) -> HttpResponse
 
 @login_required
 @require_POST
-def game_move(request: HttpRequest, pk: int) -> HttpResponse:
+def game_move(request: AuthenticatedRequest, pk: int) -> HttpResponse:
     form = MoveForm(request.POST)
     # Without a script, a refused move re-renders the page rather than redirecting, so
     # what was typed stays in the box to be corrected.
@@ -300,7 +303,7 @@ def game_move(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def game_draw_offer(request: HttpRequest, pk: int) -> HttpResponse:
+def game_draw_offer(request: AuthenticatedRequest, pk: int) -> HttpResponse:
     return _act(
         request, pk, lambda: services.offer_draw(game_id=pk, player=request.user),
         _("Draw offered."),
@@ -309,7 +312,7 @@ def game_draw_offer(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def game_draw_answer(request: HttpRequest, pk: int) -> HttpResponse:
+def game_draw_answer(request: AuthenticatedRequest, pk: int) -> HttpResponse:
     form = DrawAnswerForm(request.POST)
     if not form.is_valid():
         return _form_error(request, pk, form)
@@ -324,7 +327,7 @@ def game_draw_answer(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def game_resign(request: HttpRequest, pk: int) -> HttpResponse:
+def game_resign(request: AuthenticatedRequest, pk: int) -> HttpResponse:
     return _act(
         request, pk, lambda: services.resign(game_id=pk, player=request.user),
         _("You resigned."),
@@ -333,7 +336,7 @@ def game_resign(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def game_claim_draw(request: HttpRequest, pk: int) -> HttpResponse:
+def game_claim_draw(request: AuthenticatedRequest, pk: int) -> HttpResponse:
     return _act(
         request, pk, lambda: services.claim_draw(game_id=pk, player=request.user),
         _("Draw claimed."),

@@ -11,13 +11,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
 from accounts import errors as account_errors
 from accounts import selectors as account_selectors
 from accounts import services as account_services
+from accounts.types import Player
 from games import errors, selectors, services
 from games.models import Game
 from legacy_tcp.protocols import espol
@@ -34,7 +35,7 @@ class Session:
     """One connection's login state: nobody → user name given (USER) → logged in (PASS)."""
 
     peer: str = "?"
-    user: AbstractBaseUser | None = None
+    user: Player | None = None
     pending_username: str | None = None
     failed_passwords: int = 0
 
@@ -146,7 +147,7 @@ def _game_date(game: Game) -> str:
     return espol.fecha(game.created_at)
 
 
-def _own_game_with(user: AbstractBaseUser, game_id: int, opponent_name: str) -> Game:
+def _own_game_with(user: Player, game_id: int, opponent_name: str) -> Game:
     """The game, if ``user`` plays in it against the player named ``opponent_name``."""
     game = selectors.game_for_player(game_id, user)
     opponent = game.black if game.white_id == user.pk else game.white
@@ -155,7 +156,7 @@ def _own_game_with(user: AbstractBaseUser, game_id: int, opponent_name: str) -> 
     return game
 
 
-def _player(session: Session) -> AbstractBaseUser:
+def _player(session: Session) -> Player:
     assert session.user is not None  # the login gate ran before
     return session.user
 
@@ -321,6 +322,7 @@ def status(session: Session, command: espol.Stat) -> Reply:
     player = _player(session)
     game = selectors.game_for_player(command.game_id, player)
     mine = game.colour_of(player.pk)
+    assert mine is not None  # game_for_player found the player in it
     white_request, black_request = espol.solicitudes(
         draw_offer_by=game.draw_offer_by, ended_by=game.ended_by, termination=game.termination
     )
@@ -339,7 +341,8 @@ def status(session: Session, command: espol.Stat) -> Reply:
     return Reply(Code.S_TRAN, ":".join(str(f) for f in fields))
 
 
-COMMANDS: dict[type, Callable[[Session, espol.Command], Reply]] = {
+# Each handler takes its own command class; the table pairs them.
+COMMANDS: dict[type[espol.Command], Callable[[Session, Any], Reply]] = {
     espol.User: user,
     espol.Pass: password,
     espol.Subs: subscribe,

@@ -29,7 +29,7 @@ class PlayerRecordAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
     @admin.display(description=_("games"), ordering="played")
     def played(self, record: PlayerRecord) -> int:
-        return record.played
+        return record.played  # type: ignore[attr-defined]  # annotated by get_queryset
 
 
 class PlayerRecordInline(ReadOnlyAdminMixin, admin.StackedInline):

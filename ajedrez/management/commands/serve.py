@@ -53,7 +53,7 @@ class Command(BaseCommand):
                 max_connections=settings.ESPOL_MAX_CONNECTIONS,
             )
 
-        server = Server(
+        server: Server = Server(
             application=ASGIStaticFilesHandler(application),
             endpoints=[f"tcp:port={options['port']}:interface={options['host']}"],
             signal_handlers=True,
@@ -88,6 +88,6 @@ class Command(BaseCommand):
         # On SIGINT/SIGTERM, let commands in flight finish before the loop stops.
         reactor.addSystemEventTrigger(
             "before",
-            "shutdown",
+            "shutdown",  # type: ignore[arg-type]  # zope interface typed without self
             lambda: defer.Deferred.fromFuture(asyncio.ensure_future(espol.stop())),
         )
