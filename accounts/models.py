@@ -129,3 +129,24 @@ class Preferences(models.Model):
 
     def __str__(self) -> str:
         return f"preferences of {self.player}"
+
+
+class LoginSession(models.Model):
+    """A browser's login session, recorded so that closing the account can end it.
+
+    Django's session table does not say whose a session is (the user id is inside the
+    encoded data); this index does, so revoking access deletes exactly the account's
+    sessions instead of decoding every session stored.
+    """
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="login_sessions"
+    )
+    session_key = models.CharField(max_length=40, unique=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["player", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"login session of {self.player}"

@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
 from django.db.models import Exists, Q, QuerySet
 from django.utils import timezone
+from django.utils.crypto import constant_time_compare
 
 from accounts import errors
 from accounts.models import Preferences
@@ -66,11 +67,7 @@ def player_names_changed_since(since: dt.datetime, *, exclude: Player) -> list[s
 
 
 def is_active_account(player_id: int) -> bool:
-    """Whether the account ``player_id`` is still open: one EXISTS, no row fetched.
-
-    The ESPOL gateway asks before every command of a logged-in connection, so that an
-    account closed meanwhile loses its session at once.
-    """
+    """Whether the account ``player_id`` is still open: one EXISTS, no row fetched."""
     return _open_account(player_id).exists()
 
 
@@ -78,19 +75,43 @@ def _open_account(player_id: int) -> QuerySet:
     return User.objects.filter(pk=player_id, is_active=True)
 
 
-def is_live_session(player_id: int, session_key: str) -> bool:
-    """Whether the login session ``session_key`` has not ended (logged out or expired)
-    and ``player_id``'s account is still open.
+def _same_password(password: str, auth_hash: str | None) -> bool:
+    """Whether ``auth_hash`` (kept by a login) was made from the account's ``password``
+    hash, as Django's own ``get_user`` checks a session: a password change since that
+    login ends it."""
+    if not auth_hash:
+        return False
+    return constant_time_compare(User(password=password).get_session_auth_hash(), auth_hash)
+
+
+def is_current_login(player_id: int, auth_hash: str | None) -> bool:
+    """Whether ``player_id``'s account is still open and its password unchanged since the
+    login that produced ``auth_hash`` (one query).
+
+    The ESPOL gateway asks before every command of a logged-in connection, so that a
+    closed account or a changed password ends the connection's login at once.
+    """
+    password = _open_account(player_id).values_list("password", flat=True).first()
+    return password is not None and _same_password(password, auth_hash)
+
+
+def is_live_session(player_id: int, session_key: str, auth_hash: str | None) -> bool:
+    """Whether the login session ``session_key`` has not ended (logged out, expired,
+    deleted when the account closed), ``player_id``'s account is still open, and its
+    password is the one the session logged in with (``auth_hash``).
 
     The WebSocket consumers ask before each message a socket sends. With the database
-    session store this is one query (an EXISTS inside an EXISTS); other stores are asked
-    through their own ``exists``.
+    session store this is one query (the password, if an EXISTS finds the session);
+    other stores are asked through their own ``exists``.
     """
     if settings.SESSION_ENGINE != "django.contrib.sessions.backends.db":
         store = import_module(settings.SESSION_ENGINE).SessionStore()
-        return store.exists(session_key) and is_active_account(player_id)
+        return store.exists(session_key) and is_current_login(player_id, auth_hash)
     live = Session.objects.filter(session_key=session_key, expire_date__gt=timezone.now())
-    return _open_account(player_id).filter(Exists(live)).exists()
+    password = (
+        _open_account(player_id).filter(Exists(live)).values_list("password", flat=True).first()
+    )
+    return password is not None and _same_password(password, auth_hash)
 
 
 def preferences_of(player: Player) -> Preferences:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from importlib import import_module
+
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.core.exceptions import ValidationError
@@ -11,7 +14,7 @@ from django.utils.translation import gettext as _
 
 from accounts import errors
 from accounts.events import publish_account_closed
-from accounts.models import AccessChange, Preferences, SubscriptionRequest
+from accounts.models import AccessChange, LoginSession, Preferences, SubscriptionRequest
 from accounts.signals import account_closing
 from accounts.types import Player
 from accounts.validators import username_validator
@@ -102,6 +105,16 @@ def reject_subscription(*, request_id: int, admin: Player | None) -> Subscriptio
     return found
 
 
+def _end_login_sessions(player: Player) -> None:
+    """Delete the account's login sessions: a cookie issued before the account closed must
+    not log it in again if access is restored."""
+    keys = list(LoginSession.objects.filter(player=player).values_list("session_key", flat=True))
+    LoginSession.objects.filter(player=player).delete()
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    # Told after the commit: the session store may be a cache across the network.
+    transaction.on_commit(lambda: [store(session_key=key).delete() for key in keys])
+
+
 def _record_access(player: Player, *, active: bool, by: Player | None) -> None:
     player.is_active = active
     player.save(update_fields=["is_active"])
@@ -126,6 +139,7 @@ def revoke_access(*, player: Player, by: Player | None = None) -> None:
     # The apps above end what the player leaves (games: their games in progress), in
     # this transaction.
     account_closing.send(sender=User, player=locked)
+    _end_login_sessions(locked)
     _record_access(locked, active=False, by=by)
     # Open pages would otherwise stay logged in until their next message; published
     # after the games' "abandoned" events, so the player's pages see their games end.

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.signals import user_logged_out
+from django.contrib.auth.signals import user_logged_in, user_logged_out
 from django.dispatch import Signal, receiver
 from django.http import HttpRequest
 
 from accounts.events import publish_session_ended
+from accounts.models import LoginSession
 
 # Sent with ``player`` (the account, locked) inside :func:`accounts.services.revoke_access`.
 account_closing = Signal()
@@ -27,3 +28,12 @@ def close_session_sockets(sender: Any, request: HttpRequest, user: Any, **kwargs
     session_key = getattr(getattr(request, "session", None), "session_key", None)
     if session_key:
         publish_session_ended(session_key)
+        LoginSession.objects.filter(session_key=session_key).delete()
+
+
+@receiver(user_logged_in)
+def record_login_session(sender: Any, request: HttpRequest, user: Any, **kwargs: Any) -> None:
+    # login() has already given the session its new key (it cycles it on login).
+    session_key = getattr(getattr(request, "session", None), "session_key", None)
+    if session_key:
+        LoginSession.objects.update_or_create(session_key=session_key, defaults={"player": user})

@@ -29,6 +29,7 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.contrib.auth import HASH_SESSION_KEY
 from django.http import HttpRequest
 from django.utils import translation
 from django.utils.translation import gettext as _
@@ -86,6 +87,7 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
 
     user: Any
     session_key: str | None = None
+    auth_hash: str | None = None
     account_groups: tuple[str, ...] = ()
 
     async def connect(self) -> None:
@@ -98,6 +100,8 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
             return
         session = self.scope.get("session")
         self.session_key = getattr(session, "session_key", None)
+        # The password hash the session logged in with: a password change since ends it.
+        self.auth_hash = session.get(HASH_SESSION_KEY) if session is not None else None
         # Joined before anything else: a revocation or a logout published from now on
         # reaches this socket, and one that committed just before is caught by the
         # session check on the next message.
@@ -137,7 +141,7 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
         if not self.session_key:
             return False
         return await database_sync_to_async(is_live_session)(
-            self.user.pk, self.session_key
+            self.user.pk, self.session_key, self.auth_hash
         )
 
     async def send_json(self, content: dict[str, Any]) -> None:

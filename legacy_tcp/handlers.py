@@ -38,6 +38,9 @@ class Session:
     user: Player | None = None
     pending_username: str | None = None
     failed_passwords: int = 0
+    # The password hash the login was made with (as a browser session keeps it): a
+    # password change elsewhere ends this login too.
+    auth_hash: str | None = None
 
     @property
     def username(self) -> str | None:
@@ -91,12 +94,12 @@ def immediate_reply(session: Session, command: espol.Command | espol.ParseError)
 def execute(session: Session, command: espol.Command) -> Reply:
     """Carry out ``command`` for ``session``. Runs in a worker thread; never raises."""
     try:
-        # An account revoked while connected loses its session at its next command
-        # (an EXISTS, not a fetch: it runs before every command).
+        # An account revoked, or whose password changed, while connected loses its login
+        # at its next command (one indexed query: it runs before every command).
         if (
             session.user is not None
             and not isinstance(command, espol.User | espol.Subs)
-            and not account_selectors.is_active_account(session.user.pk)
+            and not account_selectors.is_current_login(session.user.pk, session.auth_hash)
         ):
             session.user = None
             return Reply(Code.F_LOGIN, "your access has been withdrawn: log in again")
@@ -181,6 +184,7 @@ def password(session: Session, command: espol.Pass) -> Reply:
         session.failed_passwords += 1
         return Reply(Code.F_PASINV, "wrong password", failed_login_for=name)
     session.user = found
+    session.auth_hash = found.get_session_auth_hash()
     session.pending_username = None
     session.failed_passwords = 0
     return Reply(Code.S_PASSWD, found.get_username())

@@ -60,7 +60,7 @@ def test_a_new_user_command_logs_the_session_out(alice, bob):
 
 
 def test_domain_errors_become_espol_codes(alice):
-    session = handlers.Session(user=alice)
+    session = handlers.Session(user=alice, auth_hash=alice.get_session_auth_hash())
     assert run(session, b"JUEG:alice").code == Code.F_SELF
     assert not Challenge.objects.exists()
 
@@ -162,12 +162,12 @@ def test_handlers_reach_the_database_only_through_services_and_selectors():
 def test_the_per_command_account_check_is_the_selectors(alice, monkeypatch):
     asked = []
 
-    def closed(player_id: int) -> bool:
+    def closed(player_id: int, auth_hash: str | None) -> bool:
         asked.append(player_id)
         return False
 
-    monkeypatch.setattr("accounts.selectors.is_active_account", closed)
-    session = handlers.Session(user=alice)
+    monkeypatch.setattr("accounts.selectors.is_current_login", closed)
+    session = handlers.Session(user=alice, auth_hash=alice.get_session_auth_hash())
     assert run(session, b"SRNK").code == Code.F_LOGIN
     assert asked == [alice.pk] and session.user is None
 
@@ -177,7 +177,8 @@ def test_spar_sends_what_the_selector_returns(alice, game, monkeypatch):
         "games.selectors.move_records",
         lambda game_id, *, after: [(1, "e2e4", True), (2, "a2a1q", False)],
     )
-    reply = run(handlers.Session(user=alice), f"SPAR:{game.public_id}:0".encode())
+    session = handlers.Session(user=alice, auth_hash=alice.get_session_auth_hash())
+    reply = run(session, f"SPAR:{game.public_id}:0".encode())
     assert (reply.code, reply.text) == (Code.S_TRAN, "1:e2e4:1:1228:0,2:a2a1:0:0800:5,")
 
 

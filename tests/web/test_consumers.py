@@ -12,7 +12,8 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
-from django.test import Client
+from django.test import Client, TestCase
+from django.urls import reverse
 from django.utils import timezone
 
 from accounts import selectors as account_selectors
@@ -20,6 +21,7 @@ from accounts import services as accounts_services
 from ajedrez.asgi import application
 from games import consumers, selectors, services, state
 from games.models import Game
+from tests.conftest import PASSWORD
 
 User = get_user_model()
 
@@ -632,11 +634,13 @@ async def test_revoking_access_closes_the_players_sockets_and_ends_the_game_live
 
 def test_the_session_check_is_one_query(alice, django_assert_num_queries):
     client, _ = logged_in(alice)
+    key, auth_hash = session_key_of(client), alice.get_session_auth_hash()
     with django_assert_num_queries(1):
-        assert account_selectors.is_live_session(alice.pk, session_key_of(client)) is True
-    assert account_selectors.is_live_session(alice.pk, "no-such-session") is False
+        assert account_selectors.is_live_session(alice.pk, key, auth_hash) is True
+    assert account_selectors.is_live_session(alice.pk, "no-such-session", auth_hash) is False
+    assert account_selectors.is_live_session(alice.pk, key, "another-hash") is False
     User.objects.filter(pk=alice.pk).update(is_active=False)
-    assert account_selectors.is_live_session(alice.pk, session_key_of(client)) is False
+    assert account_selectors.is_live_session(alice.pk, key, auth_hash) is False
 
 
 # --------------------------------------------------------------------------- error boundary
@@ -728,3 +732,38 @@ async def test_what_an_event_says_is_computed_once_for_all_sockets(
     assert all(f["dests"] == frames[0]["dests"] for f in frames)
     for comm, _ in sockets:
         await comm.disconnect()
+
+
+# --------------------------------------------------------------------------- old sessions
+
+
+def change_password_elsewhere(user, new_password: str = "a-new-password-42") -> None:
+    """Change ``user``'s password from another browser, through the site's own page."""
+    other, _ = logged_in(user)
+    other.force_login(user)
+    response = other.post(
+        reverse("password_change"),
+        {"old_password": PASSWORD, "new_password1": new_password, "new_password2": new_password},
+    )
+    assert response.status_code == 302, response.content
+
+
+async def test_a_socket_of_a_session_from_before_a_password_change_is_closed(game, alice):
+    _client, cookie = await sync_to_async(logged_in)(alice)
+    white, _ = await open_game(game.pk, cookie)
+    await sync_to_async(change_password_elsewhere)(alice)
+    await white.send_json_to({"type": "move", "number": 1, "move": "e2e4"})
+    await assert_closed_with(white, consumers.CLOSE_UNAUTHENTICATED)
+    assert await move_count(game) == 0
+
+
+def test_revoking_access_ends_the_accounts_sessions_for_good(alice, admin_user):
+    client, _cookie = logged_in(alice)
+    assert client.get(reverse("dashboard")).status_code == 200
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        accounts_services.revoke_access(player=alice, by=admin_user)
+    accounts_services.restore_access(player=alice, by=admin_user)
+    # The cookie issued before the revocation does not log the reopened account in.
+    response = client.get(reverse("dashboard"))
+    assert response.status_code == 302 and reverse("login") in response["Location"]
+    assert not Session.objects.filter(session_key=session_key_of(client)).exists()
