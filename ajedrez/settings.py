@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -164,6 +165,25 @@ CRISPY_TEMPLATE_PACK = "bootstrap5"
 
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False
+
+# HTTPS, for a deployment served over TLS (all off by default: the embedded service runs
+# on plain HTTP on loopback). README, "HTTPS".
+SECURE_COOKIES = _env_bool("SECURE_COOKIES", False)
+SESSION_COOKIE_SECURE = SECURE_COOKIES
+CSRF_COOKIE_SECURE = SECURE_COOKIES
+SECURE_SSL_REDIRECT = _env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = _env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = _env_bool("SECURE_HSTS_PRELOAD", False)
+# Behind a reverse proxy that terminates TLS: "HEADER,value", e.g.
+# "HTTP_X_FORWARDED_PROTO,https". Only set it when the proxy always sets that header.
+if _proxy_header := os.environ.get("SECURE_PROXY_SSL_HEADER", "").strip():
+    _name, _sep, _value = _proxy_header.partition(",")
+    if not (_name.strip() and _value.strip()):
+        raise ImproperlyConfigured(
+            "SECURE_PROXY_SSL_HEADER must be 'HEADER,value', e.g. HTTP_X_FORWARDED_PROTO,https"
+        )
+    SECURE_PROXY_SSL_HEADER = (_name.strip(), _value.strip())
 
 # Where `manage.py seed_demo` keeps the demo administrator's generated password.
 DEMO_CREDENTIALS_FILE = Path(os.environ.get("DEMO_CREDENTIALS_FILE", BASE_DIR / ".demo-admin"))

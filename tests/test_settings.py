@@ -164,3 +164,46 @@ def test_live_channel_layer_is_redis_and_crosses_processes():
             await receiving.group_discard(group, channel)
 
     assert asyncio.run(round_trip()) == {"type": "check.message", "n": 7}
+
+
+# --------------------------------------------------------------------------- HTTPS
+
+HTTPS_ENV = {
+    "SECURE_COOKIES": "true",
+    "SECURE_SSL_REDIRECT": "true",
+    "SECURE_HSTS_SECONDS": "31536000",
+    "SECURE_HSTS_INCLUDE_SUBDOMAINS": "true",
+    "SECURE_HSTS_PRELOAD": "true",
+    "SECURE_PROXY_SSL_HEADER": "HTTP_X_FORWARDED_PROTO,https",
+}
+
+
+def deploy_check(env: dict[str, str]) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    strong_key = "k" * 20 + "-Zq8!xR2#vL5@pN7$wT1%yB4^hF6&jM9*cD3(gS0)"
+    return subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env={**clean, "SECRET_KEY": strong_key, "DEBUG": "false", **env},
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_deploy_check_is_clean_with_the_https_switches_on():
+    result = deploy_check(HTTPS_ENV)
+    assert result.returncode == 0, result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_deploy_check_names_what_is_missing_without_them():
+    result = deploy_check({})
+    assert result.returncode != 0
+    for warning in ("W004", "W008", "W012", "W016"):
+        assert warning in result.stderr
+
+
+def test_a_malformed_proxy_header_setting_is_refused_at_start():
+    with pytest.raises(subprocess.CalledProcessError) as refused:
+        settings_under({"SECURE_PROXY_SSL_HEADER": "HTTP_X_FORWARDED_PROTO"})
+    assert "SECURE_PROXY_SSL_HEADER must be" in refused.value.stderr
