@@ -112,11 +112,17 @@ ASGI_APPLICATION = "ajedrez.asgi.application"
 # "database is locked" (Django's default deferred transactions upgrade too late).
 _SQLITE_DEFAULT = f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
 DATABASES = {"default": dj_database_url.parse(os.environ.get("DATABASE_URL", _SQLITE_DEFAULT))}
+# SQLITE_SYNCHRONOUS: FULL (the default) makes each commit durable across a power loss;
+# NORMAL survives a crash of the process but may lose the last commits on a power loss or
+# an operating-system crash, for a cheaper commit (docs/benchmarks.md has both costs).
+SQLITE_SYNCHRONOUS = os.environ.get("SQLITE_SYNCHRONOUS", "FULL").strip().upper()
+if SQLITE_SYNCHRONOUS not in ("FULL", "NORMAL"):
+    raise ImproperlyConfigured("SQLITE_SYNCHRONOUS must be FULL or NORMAL")
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {
         "transaction_mode": "IMMEDIATE",
         "timeout": 20,
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "init_command": f"PRAGMA journal_mode=WAL; PRAGMA synchronous={SQLITE_SYNCHRONOUS};",
     }
     # A file, not Django's shared-cache in-memory database: tests that serve real sockets
     # from other threads must see the same WAL and busy-timeout behaviour as production.

@@ -137,6 +137,25 @@ def test_live_sqlite_connection_runs_in_wal_mode():
     assert connection.transaction_mode == "IMMEDIATE"
 
 
+@pytest.mark.skipif(
+    not settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
+    reason="checks the live SQLite connection; DATABASE_URL is not SQLite",
+)
+@pytest.mark.django_db
+def test_live_sqlite_connection_is_durable_by_default():
+    # PRAGMA synchronous: 2 is FULL (fsync at each commit), 1 NORMAL.
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA synchronous")
+        assert cursor.fetchone()[0] == 2
+
+
+def test_sqlite_durability_is_a_setting():
+    assert "synchronous=NORMAL" in str(settings_under({"SQLITE_SYNCHRONOUS": "normal"})["db"])
+    with pytest.raises(subprocess.CalledProcessError) as refused:
+        settings_under({"SQLITE_SYNCHRONOUS": "off"})
+    assert "SQLITE_SYNCHRONOUS must be FULL or NORMAL" in refused.value.stderr
+
+
 @pytest.mark.postgres
 @pytest.mark.django_db
 def test_live_connection_is_postgresql():

@@ -45,7 +45,9 @@ def cookies(alice, bob, carol) -> dict[str, bytes]:
 def communicator(
     path: str, cookie: bytes | None, origin=ORIGIN, extra_headers=()
 ) -> WebsocketCommunicator:
-    headers = [(b"host", b"localhost"), *extra_headers]
+    headers = list(extra_headers)
+    if not any(name == b"host" for name, _ in headers):
+        headers.insert(0, (b"host", b"localhost"))
     if origin:
         headers.append(origin)
     if cookie:
@@ -117,12 +119,47 @@ async def test_anonymous_player_socket_is_accepted_then_closed_with_4401(db):
     await assert_closed_with(comm, consumers.CLOSE_UNAUTHENTICATED)
 
 
-async def test_socket_from_a_foreign_origin_is_rejected(game, cookies):
+@pytest.mark.parametrize(
+    "origin",
+    [
+        b"http://evil.example",
+        # The same host on another port or scheme is another site.
+        b"http://localhost:9999",
+        b"https://localhost",
+        b"null",
+        None,
+    ],
+)
+async def test_socket_from_a_foreign_origin_is_rejected(game, cookies, origin):
     comm = communicator(
-        f"/ws/games/{game.pk}/", cookies["alice"], origin=(b"origin", b"http://evil.example")
+        f"/ws/games/{game.pk}/",
+        cookies["alice"],
+        origin=(b"origin", origin) if origin is not None else None,
     )
     connected, _ = await comm.connect()
     assert not connected
+
+
+async def test_socket_from_the_sites_own_origin_with_a_port_is_accepted(game, cookies):
+    comm = communicator(
+        f"/ws/games/{game.pk}/",
+        cookies["alice"],
+        origin=(b"origin", b"http://localhost:8000"),
+        extra_headers=[(b"host", b"localhost:8000")],
+    )
+    connected, _ = await comm.connect()
+    assert connected
+    await comm.disconnect()
+
+
+async def test_socket_from_a_trusted_origin_is_accepted(game, cookies, settings):
+    settings.CSRF_TRUSTED_ORIGINS = ["https://chess.example"]
+    comm = communicator(
+        f"/ws/games/{game.pk}/", cookies["alice"], origin=(b"origin", b"https://chess.example")
+    )
+    connected, _ = await comm.connect()
+    assert connected
+    await comm.disconnect()
 
 
 async def test_socket_for_a_missing_game_is_accepted_then_closed_with_4404(game, cookies):
