@@ -10,6 +10,7 @@ import time
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.urls import reverse
 
 from accounts import services as account_services
 from accounts.models import SubscriptionRequest
@@ -500,6 +501,23 @@ def test_jgda_out_of_turn_gets_821(login, bob, game):
 def test_jgda_illegal_move_gets_822(login, alice, game):
     assert login(alice).send(f"JGDA:{gid(game)}:1:e2e5:0:1236:0").code == 822
     assert not Move.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "line", ["JGDA:{g}:1:0000:0:0000:0", "JGDA:{g}:1:--:0:0000:0", "JGDA:{g}:1:@@@@:0:0000:0"]
+)
+def test_jgda_null_move_gets_802_and_changes_nothing(login, alice, game, line):
+    assert login(alice).send(line.format(g=gid(game))).code == 802
+    assert not Move.objects.exists()
+
+
+def test_null_move_refused_on_the_web_never_reaches_spar(login, client, bob, game, play):
+    # A pass stored from the web would reach SPAR as "4:0000:0:-57-57:0".
+    play(game, "e4", "f5", "Qh5+")
+    client.force_login(bob)
+    client.post(reverse("game_move", args=[game.pk]), {"number": 4, "move": "--"})
+    assert login(bob).send(f"SPAR:{gid(game)}:3").code == 840
+    assert fresh(game).next_move_number == 4
 
 
 def test_jgda_whose_position_disagrees_gets_822(login, alice, game):
