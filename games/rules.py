@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import enum
 import io
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import chess
@@ -219,6 +219,38 @@ def play(fen_before_history: str, history: Sequence[str], move_text: str) -> Pla
         is_check=board.is_check(),
         outcome=automatic_outcome(board),
     )
+
+
+def replay(ucis: Iterable[str]) -> Iterator[PlayedMove]:
+    """Play stored UCI moves one by one from the starting position, yielding each as played.
+
+    Unlike :func:`play` this reads only canonical UCI (``e2e4``, ``e7e8q``), as moves are
+    stored, and never SAN. Raises :class:`MoveTextError` at a text that is no move (null
+    moves and drops included) and :class:`IllegalMoveError` at an illegal one; moves
+    played after an ending (``outcome`` set) are not refused here, so the caller can say so.
+    """
+    board = chess.Board()
+    for uci in ucis:
+        try:
+            move = chess.Move.from_uci(uci)
+        except chess.InvalidMoveError as exc:
+            raise MoveTextError(uci) from exc
+        if not move or move.drop is not None or move.uci() != uci:
+            raise MoveTextError(uci)
+        if move not in board.legal_moves:
+            raise IllegalMoveError(uci)
+        san = board.san(move)
+        board.push(move)
+        yield PlayedMove(
+            uci=uci,
+            san=san,
+            from_square=move.from_square,
+            to_square=move.to_square,
+            promotion=move.promotion,
+            fen_after=board.fen(),
+            is_check=board.is_check(),
+            outcome=automatic_outcome(board),
+        )
 
 
 def claimable_draw(fen_before_history: str, history: Sequence[str]) -> Termination | None:

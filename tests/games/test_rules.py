@@ -458,3 +458,24 @@ def test_pgn_is_read_back_by_python_chess():
 def test_pgn_of_a_game_without_moves_has_only_the_result():
     text = rules.pgn(HEADERS, [], result="*")
     assert text.rstrip().endswith("*")
+
+
+# --------------------------------------------------------------------------- replay
+
+
+def test_replay_yields_each_stored_move_as_played():
+    played = list(rules.replay(["f2f3", "e7e5", "g2g4", "d8h4"]))
+    assert [m.san for m in played] == ["f3", "e5", "g4", "Qh4#"]
+    assert played[-1].fen_after == play_all("f3", "e5", "g4", "Qh4#").fen_after
+    assert played[-1].outcome == rules.Outcome(Termination.CHECKMATE, rules.BLACK)
+
+
+@pytest.mark.parametrize("stored", ["0000", "E2E4", "e4", "Nf3", "P@e4", ""])
+def test_replay_reads_only_canonical_uci(stored):
+    with pytest.raises(rules.MoveTextError):
+        list(rules.replay(["g1f3", stored]))
+
+
+def test_replay_refuses_an_illegal_stored_move():
+    with pytest.raises(rules.IllegalMoveError):
+        list(rules.replay(["e2e4", "e2e4"]))
