@@ -12,10 +12,12 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
 from accounts import services as account_services
+from accounts import throttling
 from games import errors, selectors, services
 from games.models import Game
 from legacy_tcp.protocols import espol
@@ -35,6 +37,7 @@ class Session:
     user: AbstractBaseUser | None = None
     pending_username: str | None = None
     failed_passwords: int = 0
+    subscription_requests: int = 0
 
     @property
     def username(self) -> str | None:
@@ -178,6 +181,17 @@ def password(session: Session, command: espol.Pass) -> Reply:
 
 
 def subscribe(session: Session, command: espol.Subs) -> Reply:
+    session.subscription_requests += 1
+    if 0 < settings.ESPOL_SUBSCRIPTIONS_PER_CONNECTION < session.subscription_requests:
+        return Reply(Code.E_BUSY, "too many subscription requests on this connection")
+    # The peer is "host:port" (an IPv6 host has colons of its own): count by host.
+    allowance = throttling.subscription_request(session.peer.rpartition(":")[0])
+    if not allowance.allowed:
+        return Reply(
+            Code.E_BUSY,
+            "too many subscription requests from your address; "
+            f"try again in {throttling.minutes_to_wait(allowance)} min",
+        )
     request = account_services.request_subscription(
         username=command.username, password=command.password, comment=command.comment
     )
