@@ -131,8 +131,8 @@ def _san_candidates(board: chess.Board, san: str) -> list[chess.Move]:
         if move.to_square == chess.parse_square(target)
         and board.piece_type_at(move.from_square) == piece_type
         and move.promotion == promotion_type
-        and (not file_name or chess.square_file(move.from_square) == "abcdefgh".index(file_name))
-        and (not rank_name or chess.square_rank(move.from_square) == int(rank_name) - 1)
+        and (not file_name or chess.square_name(move.from_square)[0] == file_name)
+        and (not rank_name or chess.square_name(move.from_square)[1] == rank_name)
     ]
 
 
