@@ -13,9 +13,10 @@ from django.contrib.auth.views import LoginView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts import errors, services
+from accounts import errors, services, throttling
 from accounts.forms import LoginForm, PreferencesForm, SubscriptionForm
 from accounts.selectors import preferences_of
 from accounts.types import AuthenticatedRequest
@@ -33,6 +34,22 @@ def subscribe(request: HttpRequest) -> HttpResponse:
         return redirect("dashboard")
     form = SubscriptionForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
+        allowance = throttling.subscription_request(request.META.get("REMOTE_ADDR", ""))
+        if not allowance.allowed:
+            form.add_error(
+                None,
+                ngettext(
+                    "Too many subscription requests have come from your address. "
+                    "Please try again in %(minutes)d minute.",
+                    "Too many subscription requests have come from your address. "
+                    "Please try again in %(minutes)d minutes.",
+                    throttling.minutes_to_wait(allowance),
+                )
+                % {"minutes": throttling.minutes_to_wait(allowance)},
+            )
+            response = render(request, "registration/subscribe.html", {"form": form}, status=429)
+            response["Retry-After"] = str(allowance.retry_after)
+            return response
         try:
             services.request_subscription(
                 username=form.cleaned_data["username"],

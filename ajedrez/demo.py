@@ -16,7 +16,9 @@ from django.db import transaction
 
 from accounts import services as accounts
 from accounts.models import SubscriptionRequest
+from accounts.types import Player
 from games import services as games
+from games.models import Game
 
 User = get_user_model()
 
@@ -73,34 +75,59 @@ def ensure_admin() -> str:
     return password
 
 
-@transaction.atomic
-def seed_players_and_games() -> bool:
-    """Create the demo players and games once; returns False when they already exist."""
-    if User.objects.filter(username__in=PLAYERS).exists():
-        return False
-    admin = User.objects.get(username=ADMIN_USERNAME)
-    users = {}
-    for username, full_name in PLAYERS.items():
-        request = accounts.request_subscription(
+def _ensure_player(username: str, full_name: str, admin: Player) -> Player:
+    """The demo player ``username``, asked for and approved as a newcomer would be.
+
+    Each step is its own short transaction, and the request hashes the password before
+    its transaction opens (hashing inside one would hold the write lock for the hash).
+    A start interrupted between the steps finds the pending request and approves it.
+    """
+    existing = User.objects.filter(username=username).first()
+    if existing is not None:
+        return existing
+    pending = SubscriptionRequest.objects.filter(
+        username=username, status=SubscriptionRequest.Status.PENDING
+    ).first()
+    if pending is None:
+        pending = accounts.request_subscription(
             username=username,
             password=PLAYER_PASSWORD,
             comment=full_name,
             email=f"{username}@example.org",
         )
-        users[username] = accounts.approve_subscription(request_id=request.pk, admin=admin)
-    if not SubscriptionRequest.objects.filter(username=PENDING_REQUEST[0]).exists():
-        accounts.request_subscription(
-            username=PENDING_REQUEST[0], password=PLAYER_PASSWORD, comment=PENDING_REQUEST[1]
-        )
-    for white, black, moves in GAMES:
-        challenge = games.challenge(challenger=users[black], challenged=users[white])
-        game = games.accept_challenge(
-            challenge_id=challenge.pk, player=users[white], colour="white"
-        )
-        for number, move in enumerate(moves, start=1):
-            player = users[white] if number % 2 else users[black]
-            games.make_move(game_id=game.pk, player=player, move_number=number, move=move)
-    games.challenge(challenger=users["eve"], challenged=users["alice"])
+    return accounts.approve_subscription(request_id=pending.pk, admin=admin)
+
+
+def seed_players_and_games() -> bool:
+    """Create the demo players and games once; returns False when they already exist.
+
+    Frank's request, made last, marks a finished seed: a start interrupted before it
+    completes the seed on the next start (each step is idempotent).
+    """
+    if SubscriptionRequest.objects.filter(username=PENDING_REQUEST[0]).exists():
+        return False
+    admin = User.objects.get(username=ADMIN_USERNAME)
+    users = {
+        username: _ensure_player(username, full_name, admin)
+        for username, full_name in PLAYERS.items()
+    }
+    # The games all at once or none; nothing in them hashes a password.
+    with transaction.atomic():
+        if not Game.objects.of_player(users["alice"]).exists():
+            for white, black, moves in GAMES:
+                challenge = games.challenge(challenger=users[black], challenged=users[white])
+                game = games.accept_challenge(
+                    challenge_id=challenge.pk, player=users[white], colour="white"
+                )
+                for number, move in enumerate(moves, start=1):
+                    player = users[white] if number % 2 else users[black]
+                    games.make_move(
+                        game_id=game.pk, player=player, move_number=number, move=move
+                    )
+            games.challenge(challenger=users["eve"], challenged=users["alice"])
+    accounts.request_subscription(
+        username=PENDING_REQUEST[0], password=PLAYER_PASSWORD, comment=PENDING_REQUEST[1]
+    )
     return True
 
 

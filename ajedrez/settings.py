@@ -145,6 +145,24 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
+# The cache holds request counters (accounts.throttling). Local memory is per process;
+# with REDIS_URL the processes share one in Redis, as they share the channel layer.
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "ajedrez",
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# Subscription requests need no account: each costs a password hash, so they are counted
+# per address (web and ESPOL together) and per ESPOL connection. 0 turns a limit off.
+SUBSCRIPTION_REQUESTS_PER_ADDRESS = int(os.environ.get("SUBSCRIPTION_REQUESTS_PER_ADDRESS", "5"))
+SUBSCRIPTION_REQUESTS_WINDOW = int(os.environ.get("SUBSCRIPTION_REQUESTS_WINDOW", "3600"))
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
      "OPTIONS": {"min_length": 6}},
@@ -206,6 +224,9 @@ ESPOL_DB_THREADS = int(os.environ.get("ESPOL_DB_THREADS", "8"))
 ESPOL_AUTH_THREADS = int(os.environ.get("ESPOL_AUTH_THREADS", "2"))
 ESPOL_LOGIN_DELAY = float(os.environ.get("ESPOL_LOGIN_DELAY", "0.5"))
 ESPOL_LOGIN_DELAY_MAX = float(os.environ.get("ESPOL_LOGIN_DELAY_MAX", "8"))
+ESPOL_SUBSCRIPTIONS_PER_CONNECTION = int(
+    os.environ.get("ESPOL_SUBSCRIPTIONS_PER_CONNECTION", "3")
+)
 
 LOGGING = {
     "version": 1,

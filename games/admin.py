@@ -2,6 +2,8 @@
 
 Game state is never edited here: the pages are read-only, and the maintenance job calls
 :func:`games.services.delete_finished_games`, the same as ``manage.py purge_finished_games``.
+The "Check that moves replay" action reads :func:`games.integrity.check_games`, the same
+as ``manage.py check_games``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts.admin_mixins import ReadOnlyAdminMixin
-from games import selectors, services
+from games import integrity, selectors, services
 from games.models import Challenge, Game, Move
 
 
@@ -33,6 +35,10 @@ class MoveInline(ReadOnlyAdminMixin, admin.TabularInline):
     extra = 0
     can_delete = False
     show_change_link = False
+
+
+# Problems listed one message each; beyond them the message points to the command.
+REPLAY_PROBLEMS_SHOWN = 20
 
 
 class PurgeForm(forms.Form):
@@ -79,6 +85,7 @@ class GameAdmin(admin.ModelAdmin):
     )
     readonly_fields = fields
     inlines = (MoveInline,)
+    actions = ("check_replay",)
 
     # ---------------------------------------------------------------- permissions
 
@@ -105,6 +112,41 @@ class GameAdmin(admin.ModelAdmin):
         actions = super().get_actions(request)
         actions.pop("delete_selected", None)
         return actions
+
+    @admin.action(description=_("Check that moves replay"))
+    def check_replay(self, request: HttpRequest, queryset: QuerySet[Game]) -> None:
+        """Replay the selected games' moves from the start (``manage.py check_games``)."""
+        checked, failing = 0, []
+        for report in integrity.check_games(queryset):
+            checked += 1
+            if report.problems:
+                failing.append(report)
+        if not failing:
+            self.message_user(
+                request,
+                ngettext(
+                    "%(count)d selected game replays from the start.",
+                    "All %(count)d selected games replay from the start.",
+                    checked,
+                )
+                % {"count": checked},
+                messages.SUCCESS,
+            )
+            return
+        for report in failing[:REPLAY_PROBLEMS_SHOWN]:
+            self.message_user(
+                request, f"{report.public_id}: {'; '.join(report.problems)}", messages.ERROR
+            )
+        summary = ngettext(
+            "%(failing)d of the %(count)d selected games does not replay from the start.",
+            "%(failing)d of the %(count)d selected games do not replay from the start.",
+            len(failing),
+        ) % {"failing": len(failing), "count": checked}
+        if len(failing) > REPLAY_PROBLEMS_SHOWN:
+            summary += " " + gettext(
+                "Only the first %(shown)d are listed: manage.py check_games lists them all."
+            ) % {"shown": REPLAY_PROBLEMS_SHOWN}
+        self.message_user(request, summary, messages.WARNING)
 
     # ---------------------------------------------------------------- list and search
 

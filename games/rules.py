@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import enum
 import io
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import chess
@@ -42,7 +42,16 @@ class MoveTextError(ValueError):
 
 
 class IllegalMoveError(ValueError):
-    """The move is well formed but not legal in the position (or ambiguous SAN)."""
+    """The move is well formed but not legal in the position (or ambiguous)."""
+
+
+class AmbiguousMoveError(IllegalMoveError):
+    """The text names more than one legal move here; ``readings`` are their SAN."""
+
+    def __init__(self, text: str, readings: Sequence[str]) -> None:
+        super().__init__(text)
+        self.text = text
+        self.readings = tuple(readings)
 
 
 @dataclass(frozen=True)
@@ -89,30 +98,85 @@ def _board(fen: str, history: Sequence[str]) -> chess.Board:
     return board
 
 
-def parse_move(board: chess.Board, text: str) -> chess.Move:
-    """Read ``text`` as UCI (``e2e4``, ``e7e8q``) or SAN (``Nf3``, ``O-O``, ``e8=Q+``).
+def _uci_reading(text: str) -> chess.Move | None:
+    """``text`` read as UCI, in any case (``e2e4``, ``E2E4``), or ``None`` when it is not UCI.
 
-    Raises :class:`MoveTextError` for text that is no move, :class:`IllegalMoveError` for a
-    move that is not legal here (including ambiguous SAN).
+    A null move (``0000``) and a drop (``Q@e4``) are UCI to python-chess but no move of a
+    game of chess: they read as nothing here.
+    """
+    try:
+        move = chess.Move.from_uci(text.lower())
+    except chess.InvalidMoveError:
+        return None
+    if not move or move.drop is not None:
+        return None
+    return move
+
+
+def _san_candidates(board: chess.Board, san: str) -> list[chess.Move]:
+    """The legal moves an ambiguous SAN such as ``Ne2`` could name, as python-chess matches them."""
+    match = chess.SAN_REGEX.match(san)
+    if match is None:
+        return []
+    piece, file_name, rank_name, target, promotion = match.groups()
+    piece_type = chess.PIECE_SYMBOLS.index(piece.lower()) if piece else chess.PAWN
+    promotion_type = chess.PIECE_SYMBOLS.index(promotion[-1].lower()) if promotion else None
+    return [
+        move
+        for move in board.legal_moves
+        if move.to_square == chess.parse_square(target)
+        and board.piece_type_at(move.from_square) == piece_type
+        and move.promotion == promotion_type
+        and (not file_name or chess.square_name(move.from_square)[0] == file_name)
+        and (not rank_name or chess.square_name(move.from_square)[1] == rank_name)
+    ]
+
+
+def parse_move(board: chess.Board, text: str) -> chess.Move:
+    """Read ``text`` as UCI (``e2e4``, ``E7E8Q``) or SAN (``Nf3``, ``B7g4``, ``O-O``, ``e8=Q+``).
+
+    The text is not sorted by its shape: it is read both ways and python-chess says which
+    readings are legal moves here. ``B7g4`` is UCI in form (``b7g4``) but SAN of a bishop
+    move, and only the SAN reading is legal. When the two readings are two different legal
+    moves (``B3b5`` with a rook on b3 and a bishop on d3: only a bishop's rank
+    disambiguation can look like UCI) the text is refused as ambiguous rather than
+    guessed: a move cannot be taken back, and ``Bdb5`` or ``b3b5`` say it at once.
+
+    Raises :class:`MoveTextError` for text that is no move, null moves included (``--``,
+    ``Z0``, ``0000``, ``@@@@``: python-chess reads them as "pass", which chess does not
+    allow); :class:`AmbiguousMoveError` for text naming more than one legal move;
+    :class:`IllegalMoveError` for a move that is not legal here.
     """
     text = text.strip()
     if not text or len(text) > 10:
         raise MoveTextError(text)
+    as_uci = _uci_reading(text)
+    readings: list[chess.Move] = []
+    if as_uci is not None and as_uci in board.legal_moves:
+        readings.append(as_uci)
+    well_formed = as_uci is not None
     try:
-        move = chess.Move.from_uci(text.lower() if len(text) in (4, 5) else text)
+        as_san = board.parse_san(text)
     except chess.InvalidMoveError:
-        move = None
-    if move is not None:
-        if move in board.legal_moves:
-            return move
-        # A pawn reaching the last rank without a piece letter: the caller must say which.
+        pass
+    except chess.AmbiguousMoveError:
+        well_formed = True
+        readings += [m for m in _san_candidates(board, text) if m not in readings]
+    except chess.IllegalMoveError:
+        well_formed = True
+    else:
+        if not as_san:
+            raise MoveTextError(text)  # a null move: python-chess returns it unchecked
+        if as_san not in readings:
+            readings.append(as_san)
+    if len(readings) == 1:
+        return readings[0]
+    if readings:
+        raise AmbiguousMoveError(text, [board.san(move) for move in readings])
+    if well_formed:
+        # Includes a pawn reaching the last rank without its piece: the caller must say which.
         raise IllegalMoveError(text)
-    try:
-        return board.parse_san(text)
-    except chess.InvalidMoveError as exc:
-        raise MoveTextError(text) from exc
-    except (chess.IllegalMoveError, chess.AmbiguousMoveError) as exc:
-        raise IllegalMoveError(text) from exc
+    raise MoveTextError(text)
 
 
 def automatic_outcome(board: chess.Board) -> Outcome | None:
@@ -147,6 +211,34 @@ def play(fen_before_history: str, history: Sequence[str], move_text: str) -> Pla
         fen_after=board.fen(),
         outcome=automatic_outcome(board),
     )
+
+
+def replay(ucis: Iterable[str]) -> Iterator[PlayedMove]:
+    """Play stored UCI moves one by one from the starting position, yielding each as played.
+
+    Unlike :func:`play` this reads only canonical UCI (``e2e4``, ``e7e8q``), as moves are
+    stored, and never SAN. Raises :class:`MoveTextError` at a text that is no move (null
+    moves and drops included) and :class:`IllegalMoveError` at an illegal one; moves
+    played after an ending (``outcome`` set) are not refused here, so the caller can say so.
+    """
+    board = chess.Board()
+    for uci in ucis:
+        try:
+            move = chess.Move.from_uci(uci)
+        except chess.InvalidMoveError as exc:
+            raise MoveTextError(uci) from exc
+        if not move or move.drop is not None or move.uci() != uci:
+            raise MoveTextError(uci)
+        if move not in board.legal_moves:
+            raise IllegalMoveError(uci)
+        san = board.san(move)
+        board.push(move)
+        yield PlayedMove(
+            uci=uci,
+            san=san,
+            fen_after=board.fen(),
+            outcome=automatic_outcome(board),
+        )
 
 
 def claimable_draw(fen_before_history: str, history: Sequence[str]) -> Termination | None:

@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts import errors as account_errors
 from accounts.types import Player
@@ -226,6 +227,12 @@ def make_move(
         played = rules.play(base_fen, history, move)
     except rules.MoveTextError as exc:
         raise errors.InvalidMove() from exc
+    except rules.AmbiguousMoveError as exc:
+        raise errors.IllegalMove(
+            _("“%(text)s” could be more than one move here (%(moves)s): write the one you mean.")
+            % {"text": exc.text, "moves": ", ".join(exc.readings)},
+            readings=list(exc.readings),
+        ) from exc
     except rules.IllegalMoveError as exc:
         raise errors.IllegalMove() from exc
     now = timezone.now()

@@ -13,11 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.utils import timezone
 
 from accounts import errors as account_errors
 from accounts import selectors as account_selectors
 from accounts import services as account_services
+from accounts import throttling
 from accounts.types import Player
 from games import errors, selectors, services
 from games.models import Game
@@ -41,6 +43,7 @@ class Session:
     # The password hash the login was made with (as a browser session keeps it): a
     # password change elsewhere ends this login too.
     auth_hash: str | None = None
+    subscription_requests: int = 0
 
     @property
     def username(self) -> str | None:
@@ -191,6 +194,17 @@ def password(session: Session, command: espol.Pass) -> Reply:
 
 
 def subscribe(session: Session, command: espol.Subs) -> Reply:
+    session.subscription_requests += 1
+    if 0 < settings.ESPOL_SUBSCRIPTIONS_PER_CONNECTION < session.subscription_requests:
+        return Reply(Code.E_BUSY, "too many subscription requests on this connection")
+    # The peer is "host:port" (an IPv6 host has colons of its own): count by host.
+    allowance = throttling.subscription_request(session.peer.rpartition(":")[0])
+    if not allowance.allowed:
+        return Reply(
+            Code.E_BUSY,
+            "too many subscription requests from your address; "
+            f"try again in {throttling.minutes_to_wait(allowance)} min",
+        )
     request = account_services.request_subscription(
         username=command.username, password=command.password, comment=command.comment
     )

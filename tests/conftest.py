@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Callable
 
 import pytest
@@ -34,6 +35,18 @@ def pytest_collection_modifyitems(config, items) -> None:
 def _fast_password_hashing(settings):
     # PBKDF2 at production strength costs ~0.5 s a hash; the tests make hundreds.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache(settings):
+    # Request counters (accounts.throttling) live in the cache and every test client comes
+    # from 127.0.0.1: each test starts from zero in a cache of its own, never in Redis.
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": f"test-{uuid.uuid4().hex}",
+        }
+    }
 
 
 @pytest.fixture(autouse=True)

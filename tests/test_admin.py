@@ -430,6 +430,39 @@ def test_bulk_delete_is_not_offered_for_games(admin_client, game):
     )
 
 
+def test_check_replay_action_says_the_selected_games_replay(
+    admin_client, alice, bob, carol, start_game, play
+):
+    first, second = start_game(alice, bob), start_game(alice, carol)
+    play(first, "e4", "e5")
+    response = _action(admin_client, GAMES, "check_replay", [first.pk, second.pk])
+    assert _messages(response) == ["All 2 selected games replay from the start."]
+
+
+def test_check_replay_action_names_each_game_that_does_not_replay(
+    admin_client, alice, bob, carol, start_game, play
+):
+    good, bad = start_game(alice, bob), start_game(alice, carol)
+    play(bad, "e4", "e5")
+    Move.objects.filter(game=bad, number=2).update(uci="0000", san="--")
+    response = _action(admin_client, GAMES, "check_replay", [good.pk, bad.pk])
+    assert _messages(response) == [
+        f"{bad.public_id}: move 2 (0000) is not a move",
+        "1 of the 2 selected games does not replay from the start.",
+    ]
+    assert Move.objects.get(game=bad, number=2).uci == "0000"  # reported, not repaired
+
+
+def test_check_replay_action_checks_only_the_selected_games(
+    admin_client, alice, bob, carol, start_game, play
+):
+    chosen, other = start_game(alice, bob), start_game(alice, carol)
+    play(other, "e4")
+    Move.objects.filter(game=other).update(san="d4")
+    response = _action(admin_client, GAMES, "check_replay", [chosen.pk])
+    assert _messages(response) == ["1 selected game replays from the start."]
+
+
 # --------------------------------------------------------------------------- maintenance
 
 

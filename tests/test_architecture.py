@@ -1,9 +1,14 @@
-"""The service layers are the only writers of game state.
+"""Rules read from the project's source.
 
-Views, consumers, the admin, the ESPOL gateway and any later gateway must call
-``games.services`` (and ``ranking.services`` for the table it keeps), never write games,
-moves, challenges or ranking rows themselves. This reads the project's source and fails
-on any write call whose receiver names one of those models or their instances.
+The service layers are the only writers of game state: views, consumers, the admin, the
+ESPOL gateway and any later gateway must call ``games.services`` (and
+``ranking.services`` for the table it keeps), never write games, moves, challenges or
+ranking rows themselves. The first check fails on any write call whose receiver names one
+of those models or their instances.
+
+No slow work inside a write transaction: the second check fails on a password hash, a
+mail or a network call made inside ``transaction.atomic`` (a decorated function or a
+``with`` block), directly or through a project function that does one.
 """
 
 from __future__ import annotations
@@ -157,3 +162,204 @@ def test_the_layer_check_allows_imports_downward():
     assert imports_against_the_layers("legacy_tcp", "from games import services") == []
     assert imports_against_the_layers("games", "from games import views", routes=True) == []
     assert imports_against_the_layers("games", "from django.contrib.auth import views") == []
+
+
+# --------------------------------------------------------------------------- slow work
+
+# Slow work must not run inside a write transaction: on SQLite a transaction holds the
+# database's one write lock from its start (IMMEDIATE), so a password hash (PBKDF2, a
+# quarter of a second), a mail or a network call inside one makes every move wait.
+SLOW_CALLS = {
+    "make_password", "check_password", "set_password",
+    "send_mail", "send_mass_mail", "mail_admins", "mail_managers", "send_messages",
+    "urlopen", "create_connection", "SMTP", "SMTP_SSL",
+}
+NETWORK_MODULES = {"requests", "httpx", "urllib", "smtplib", "socket"}
+MAIL_RECEIVER = re.compile(r"mail|message|msg", re.IGNORECASE)
+
+
+def _is_atomic(node: ast.expr) -> bool:
+    """``transaction.atomic``, ``atomic``, or either called (``atomic(using=...)``)."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    return (isinstance(node, ast.Attribute) and node.attr == "atomic") or (
+        isinstance(node, ast.Name) and node.id == "atomic"
+    )
+
+
+def _called_name(call: ast.Call) -> str | None:
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return None
+
+
+def _is_slow(call: ast.Call, source: str, slow_functions: set[str]) -> bool:
+    name = _called_name(call)
+    if name in SLOW_CALLS or name in slow_functions:
+        return True
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        root = func.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in NETWORK_MODULES:
+            return True
+        if func.attr == "send":
+            # EmailMessage(...).send(), message.send(): a mail goes out.
+            receiver = ast.get_source_segment(source, func.value) or ""
+            return bool(MAIL_RECEIVER.search(receiver))
+    return False
+
+
+def _calls_run_here(body: list[ast.stmt]) -> list[ast.Call]:
+    """The calls that run when ``body`` runs: not those of functions or lambdas it defines."""
+    found: list[ast.Call] = []
+    pending: list[ast.AST] = list(body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            continue
+        if isinstance(node, ast.Call):
+            found.append(node)
+        pending.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _atomic_bodies(tree: ast.AST) -> list[tuple[str, list[ast.stmt]]]:
+    """Each code block that runs inside ``transaction.atomic``: decorated functions, ``with``."""
+    bodies = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and any(
+            _is_atomic(d) for d in node.decorator_list
+        ):
+            bodies.append((f"{node.name}()", node.body))
+        elif isinstance(node, ast.With | ast.AsyncWith) and any(
+            _is_atomic(item.context_expr) for item in node.items
+        ):
+            bodies.append((f"the atomic block at line {node.lineno}", node.body))
+    return bodies
+
+
+def functions_doing_slow_work(sources: list[str]) -> set[str]:
+    """Names of the module-level functions in ``sources`` that hash, mail or call the
+    network, directly or through another such function.
+
+    Calls are matched by name (``accounts.request_subscription(…)`` is a call of
+    ``request_subscription``); methods are left out, as their generic names (``send``,
+    ``save``) would match unrelated calls.
+    """
+    functions = [
+        (node, source)
+        for source in sources
+        for node in ast.parse(source).body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+    slow: set[str] = set()
+    while True:
+        grown = {
+            node.name
+            for node, source in functions
+            if node.name not in slow
+            and any(_is_slow(call, source, slow) for call in _calls_run_here(node.body))
+        }
+        if not grown:
+            return slow
+        slow |= grown
+
+
+def slow_work_in_transactions(source: str, slow_functions: set[str] = frozenset()) -> list[str]:
+    """The slow calls in ``source`` that run inside a transaction, as ``where: what``."""
+    hits = []
+    for where, body in _atomic_bodies(ast.parse(source)):
+        for call in _calls_run_here(body):
+            if _is_slow(call, source, set(slow_functions)):
+                called = ast.get_source_segment(source, call.func) or "?"
+                hits.append(f"{where}, line {call.lineno}: {called}(…)")
+    return sorted(hits)
+
+
+def _project_sources() -> list[Path]:
+    return [
+        path
+        for package in PACKAGES
+        for path in sorted((ROOT / package).rglob("*.py"))
+        if "/migrations/" not in path.relative_to(ROOT).as_posix()
+    ]
+
+
+@pytest.fixture(scope="module")
+def slow_functions() -> set[str]:
+    return functions_doing_slow_work([path.read_text() for path in _project_sources()])
+
+
+@pytest.mark.parametrize(
+    "path", _project_sources(), ids=lambda p: p.relative_to(ROOT).as_posix()
+)
+def test_no_slow_work_inside_a_transaction(path, slow_functions):
+    assert slow_work_in_transactions(path.read_text(), slow_functions) == []
+
+
+def test_the_project_functions_that_hash_are_known_as_slow(slow_functions):
+    # The guard above follows calls to these: it would be vacuous if it found none.
+    assert {"request_subscription", "unsubscribe"} <= slow_functions
+
+
+BAD_SNIPPETS = {
+    "decorated": "@transaction.atomic\ndef f(p):\n    return make_password(p)\n",
+    "decorated-with-args": "@transaction.atomic(using='x')\ndef f(u, p):\n    u.set_password(p)\n",
+    "with-block": "def f(u, p):\n    with transaction.atomic():\n        u.check_password(p)\n",
+    "bare-atomic": "def f(p):\n    with atomic():\n        hashers.make_password(p)\n",
+    "nested-with": (
+        "def f(p):\n    with transaction.atomic():\n        if p:\n"
+        "            with lock:\n                make_password(p)\n"
+    ),
+    "send-mail": "@transaction.atomic\ndef f():\n    send_mail('s', 'b', 'a', ['b'])\n",
+    "mass-mail": "def f(m):\n    with transaction.atomic():\n        send_mass_mail(m)\n",
+    "email-message": "def f():\n    with transaction.atomic():\n        EmailMessage('s').send()\n",
+    "message-send": "def f(message):\n    with transaction.atomic():\n        message.send()\n",
+    "network": "def f(u):\n    with transaction.atomic():\n        requests.post(u)\n",
+    "urlopen": "def f(u):\n    with transaction.atomic():\n        urllib.request.urlopen(u)\n",
+}
+
+
+@pytest.mark.parametrize("snippet", BAD_SNIPPETS.values(), ids=BAD_SNIPPETS.keys())
+def test_the_slow_work_check_sees_a_slow_call_in_a_transaction(snippet):
+    # The guard above must be able to fail.
+    assert len(slow_work_in_transactions(snippet)) == 1
+
+
+def test_the_slow_work_check_follows_calls_to_slow_functions():
+    sources = [
+        "def request(p):\n    return make_password(p)\n",
+        "def seed(p):\n    request(p)\n",
+        "@transaction.atomic\ndef seed_all(p):\n    seed(p)\n",
+    ]
+    slow = functions_doing_slow_work(sources)
+    assert {"request", "seed", "seed_all"} <= slow
+    assert slow_work_in_transactions(sources[2], slow) == ["seed_all(), line 3: seed(…)"]
+
+
+GOOD_SNIPPETS = {
+    "hash-first": (
+        "def f(p):\n    h = make_password(p)\n    with transaction.atomic():\n"
+        "        save(h)\n"
+    ),
+    "after-commit": (
+        "def f(m):\n    with transaction.atomic():\n"
+        "        transaction.on_commit(lambda: send_mail(m))\n"
+    ),
+    "nested-def": (
+        "@transaction.atomic\ndef f(p):\n    def later():\n        return make_password(p)\n"
+        "    return later\n"
+    ),
+    "other-send": "def f(layer):\n    with transaction.atomic():\n        layer.send('x')\n",
+    "not-atomic": "def f(p):\n    with open(p):\n        make_password(p)\n",
+}
+
+
+@pytest.mark.parametrize("snippet", GOOD_SNIPPETS.values(), ids=GOOD_SNIPPETS.keys())
+def test_the_slow_work_check_leaves_other_code_alone(snippet):
+    assert slow_work_in_transactions(snippet) == []

@@ -6,6 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
+from accounts import services as accounts
 from accounts.models import SubscriptionRequest
 from ajedrez import demo
 from games.models import Challenge, Game
@@ -65,3 +66,18 @@ def test_seed_demo_command_prints_the_admin_login(credentials_file, db, capsys):
     out = capsys.readouterr().out
     password = credentials_file.read_text().strip()
     assert f"admin / {password}" in out
+
+
+def test_a_seed_interrupted_after_some_players_completes_on_the_next_start(
+    credentials_file, db
+):
+    demo.ensure_admin()
+    made = accounts.request_subscription(username="alice", password=demo.PLAYER_PASSWORD)
+    accounts.approve_subscription(request_id=made.pk, admin=None)
+    accounts.request_subscription(username="bob", password=demo.PLAYER_PASSWORD)
+    demo.seed()
+    assert set(User.objects.filter(is_superuser=False).values_list("username", flat=True)) == set(
+        demo.PLAYERS
+    )
+    assert Game.objects.count() == 3
+    assert SubscriptionRequest.objects.get(username="frank").status == "pending"

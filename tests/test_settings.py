@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,10 @@ def settings_under(env: dict[str, str]) -> dict:
         "import json, ajedrez.settings as s;"
         "print(json.dumps({'db': s.DATABASES['default'], 'layers': s.CHANNEL_LAYERS,"
         " 'debug': s.DEBUG, 'hosts': s.ALLOWED_HOSTS, 'secret_key': s.SECRET_KEY,"
-        " 'espol': {k: v for k, v in vars(s).items() if k.startswith('ESPOL_')}}, default=str))"
+        " 'espol': {k: v for k, v in vars(s).items() if k.startswith('ESPOL_')},"
+        " 'caches': s.CACHES,"
+        " 'subscriptions': {k: v for k, v in vars(s).items() if k.startswith('SUBSCRIPTION_')}},"
+        " default=str))"
     )
     clean = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     result = subprocess.run(
@@ -87,6 +91,39 @@ def test_redis_url_picks_the_redis_channel_layer():
 def test_without_redis_url_the_in_memory_layer_is_used():
     layers = settings_under({})["layers"]
     assert layers["default"]["BACKEND"] == "channels.layers.InMemoryChannelLayer"
+
+
+def test_redis_url_puts_the_cache_in_redis_too():
+    # The request counters (accounts.throttling) must be shared by every process.
+    cache = settings_under({"REDIS_URL": "redis://127.0.0.1:6379/4"})["caches"]["default"]
+    assert cache["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert cache["LOCATION"] == "redis://127.0.0.1:6379/4"
+
+
+def test_without_redis_url_the_cache_is_in_local_memory():
+    cache = settings_under({})["caches"]["default"]
+    assert cache["BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"
+
+
+def test_subscription_limits_come_from_the_environment():
+    values = settings_under({})
+    assert values["subscriptions"] == {
+        "SUBSCRIPTION_REQUESTS_PER_ADDRESS": 5,
+        "SUBSCRIPTION_REQUESTS_WINDOW": 3600,
+    }
+    assert values["espol"]["ESPOL_SUBSCRIPTIONS_PER_CONNECTION"] == 3
+    tuned = settings_under(
+        {
+            "SUBSCRIPTION_REQUESTS_PER_ADDRESS": "20",
+            "SUBSCRIPTION_REQUESTS_WINDOW": "600",
+            "ESPOL_SUBSCRIPTIONS_PER_CONNECTION": "0",
+        }
+    )
+    assert tuned["subscriptions"] == {
+        "SUBSCRIPTION_REQUESTS_PER_ADDRESS": 20,
+        "SUBSCRIPTION_REQUESTS_WINDOW": 600,
+    }
+    assert tuned["espol"]["ESPOL_SUBSCRIPTIONS_PER_CONNECTION"] == 0
 
 
 def test_debug_is_off_unless_asked_for():
@@ -226,3 +263,38 @@ def test_a_malformed_proxy_header_setting_is_refused_at_start():
     with pytest.raises(subprocess.CalledProcessError) as refused:
         settings_under({"SECURE_PROXY_SSL_HEADER": "HTTP_X_FORWARDED_PROTO"})
     assert "SECURE_PROXY_SSL_HEADER must be" in refused.value.stderr
+
+
+@pytest.mark.redis
+def test_request_counters_are_shared_by_processes_through_redis(settings):
+    # With REDIS_URL the web and the gateway may be separate processes: a count made in
+    # one must hold in the other, or each would grant the whole allowance again.
+    from django.core.cache import cache
+
+    from accounts import throttling
+    from ajedrez import settings as project_settings
+
+    settings.CACHES = project_settings.CACHES
+    key = f"settings-check-{uuid.uuid4().hex}"
+    try:
+        for _ in range(2):
+            assert throttling.count_request("check", key, limit=2, window=60).allowed
+        code = (
+            "import django; django.setup(); from accounts import throttling;"
+            f"print(throttling.count_request('check', {key!r}, limit=2, window=60).allowed)"
+        )
+        other_process = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=ROOT,
+            env={
+                **os.environ,
+                "SECRET_KEY": "test-only",
+                "DJANGO_SETTINGS_MODULE": "ajedrez.settings",
+            },
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert other_process.stdout.strip().splitlines()[-1] == "False"
+    finally:
+        cache.delete_many([f"throttle:check:{key}", f"throttle:check:{key}:start"])

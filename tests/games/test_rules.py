@@ -71,6 +71,137 @@ def test_disambiguated_san_is_read():
     assert rules.play(fen, [], "Nce2").uci == "c3e2"
 
 
+# A pass in chess notation: python-chess reads each of these as a null move.
+NULL_MOVE_TEXTS = ["--", "Z0", "0000", "@@@@"]
+
+
+@pytest.mark.parametrize("text", NULL_MOVE_TEXTS)
+def test_null_move_is_not_a_move(text):
+    with pytest.raises(rules.MoveTextError):
+        rules.play(START, [], text)
+
+
+@pytest.mark.parametrize("text", NULL_MOVE_TEXTS)
+def test_null_move_cannot_leave_a_king_in_check(text):
+    # Black is in check from the queen on h5; passing would let white take the king.
+    checked = play_all("e4", "f5", "Qh5+").fen_after
+    with pytest.raises(rules.MoveTextError):
+        rules.play(checked, [], text)
+
+
+@pytest.mark.parametrize("text", ["Q@e4", "P@e4", "n@f3"])
+def test_a_drop_is_not_a_move(text):
+    # Crazyhouse drops are UCI to python-chess, but no move of a game of chess.
+    with pytest.raises(rules.MoveTextError):
+        rules.play(START, [], text)
+
+
+def _position(pieces: dict[str, str], kings: tuple[str, str] = ("h3", "h7")) -> chess.Board:
+    """White to move with ``pieces`` ({"b1": "N"}) and the kings (white's, black's)."""
+    board = chess.Board(None)
+    for square, symbol in {kings[0]: "K", kings[1]: "k", **pieces}.items():
+        board.set_piece_at(chess.parse_square(square), chess.Piece.from_symbol(symbol))
+    board.turn = chess.WHITE
+    assert board.is_valid(), board.status()
+    return board
+
+
+# (pieces, the move, the SAN python-chess writes for it): each needs the disambiguation
+# its id names, as python-chess's own SAN writer confirms. A rook never needs the whole
+# square: two rooks reaching one square share its rank or file, and a third on the first
+# one's rank or file would stand on that same line, on the wrong side of the target.
+DISAMBIGUATIONS = {
+    "knight-file": ({"b1": "N", "f1": "N"}, "b1d2", "Nbd2"),
+    "knight-rank": ({"b1": "N", "b3": "N"}, "b3d2", "N3d2"),
+    "knight-square": ({"b1": "N", "b3": "N", "f1": "N"}, "b1d2", "Nb1d2"),
+    "bishop-file": ({"a1": "B", "e1": "B"}, "e1c3", "Bec3"),
+    "bishop-rank": ({"d7": "B", "d1": "B"}, "d7g4", "B7g4"),
+    "bishop-rank-2": ({"d7": "B", "d1": "B"}, "d1g4", "B1g4"),
+    "bishop-square": ({"a1": "B", "a5": "B", "e1": "B"}, "a1c3", "Ba1c3"),
+    "rook-file": ({"a1": "R", "h1": "R"}, "a1d1", "Rad1"),
+    "rook-rank": ({"a1": "R", "a8": "R"}, "a8a4", "R8a4"),
+    "queen-file": ({"a1": "Q", "e1": "Q"}, "a1c3", "Qac3"),
+    "queen-rank": ({"a1": "Q", "a5": "Q"}, "a5c3", "Q5c3"),
+    "queen-square": ({"a1": "Q", "a5": "Q", "e1": "Q"}, "a1c3", "Qa1c3"),
+    "pawn-capture": ({"c4": "P", "e4": "P", "d5": "p"}, "e4d5", "exd5"),
+    "pawn-capture-2": ({"c4": "P", "e4": "P", "d5": "p"}, "c4d5", "cxd5"),
+}
+
+
+@pytest.mark.parametrize(
+    ("pieces", "uci", "san"), DISAMBIGUATIONS.values(), ids=DISAMBIGUATIONS.keys()
+)
+def test_disambiguated_san_of_every_piece_is_read(pieces, uci, san):
+    board = _position(pieces)
+    assert board.san(chess.Move.from_uci(uci)) == san
+    played = rules.play(board.fen(), [], san)
+    assert (played.uci, played.san) == (uci, san)
+
+
+@pytest.mark.parametrize(
+    ("pieces", "uci", "san"), DISAMBIGUATIONS.values(), ids=DISAMBIGUATIONS.keys()
+)
+def test_the_same_moves_in_uci_are_read(pieces, uci, san):
+    fen = _position(pieces).fen()
+    assert rules.play(fen, [], uci).san == san
+    assert rules.play(fen, [], uci.upper()).san == san
+
+
+@pytest.mark.parametrize(
+    ("pieces", "san"),
+    [
+        ({"b1": "N", "f1": "N"}, "Nd2"),
+        ({"b1": "N", "b3": "N", "f1": "N"}, "Nbd2"),
+        ({"a1": "B", "a5": "B", "e1": "B"}, "B1c3"),
+        ({"a1": "Q", "a5": "Q", "e1": "Q"}, "Qac3"),
+    ],
+)
+def test_san_without_enough_disambiguation_is_refused_naming_the_moves(pieces, san):
+    board = _position(pieces)
+    with pytest.raises(rules.AmbiguousMoveError) as refused:
+        rules.play(board.fen(), [], san)
+    assert len(refused.value.readings) == 2
+    assert all(board.parse_san(reading) for reading in refused.value.readings)
+
+
+def test_king_move_needs_no_disambiguation():
+    assert rules.play(_position({}).fen(), [], "Kg2").uci == "h3g2"
+
+
+# The only SAN that is also UCI of another move: a bishop's rank disambiguation. With a
+# rook on b3 and a bishop on d3, "B3b5" is UCI b3b5 (the rook) and SAN Bb5 (the bishop).
+TWO_READINGS = {"b3": "R", "d3": "B"}
+KINGS_CLEAR_OF_THEM = ("h1", "h8")
+
+
+def test_text_reading_as_two_different_legal_moves_is_refused_as_ambiguous():
+    board = _position(TWO_READINGS, KINGS_CLEAR_OF_THEM)
+    assert {board.parse_san("B3b5"), chess.Move.from_uci("b3b5")} == {
+        chess.Move.from_uci("d3b5"),
+        chess.Move.from_uci("b3b5"),
+    }
+    with pytest.raises(rules.AmbiguousMoveError) as refused:
+        rules.play(board.fen(), [], "B3b5")
+    assert sorted(refused.value.readings) == ["Bb5", "Rb5"]
+
+
+@pytest.mark.parametrize(
+    ("text", "uci"),
+    [("b3b5", "b3b5"), ("B3B5", "b3b5"), ("Rb5", "b3b5"), ("Bdb5", "d3b5"), ("Bb5", "d3b5")],
+)
+def test_either_move_of_an_ambiguous_text_can_be_written_plainly(text, uci):
+    fen = _position(TWO_READINGS, KINGS_CLEAR_OF_THEM).fen()
+    assert rules.play(fen, [], text).uci == uci
+
+
+def test_uci_reading_that_is_one_of_an_ambiguous_sans_moves_is_still_ambiguous():
+    # Bishops on b3 and f3 both reach d5: "B3d5" is UCI of one of them, SAN of either.
+    board = _position({"b3": "B", "f3": "B"})
+    with pytest.raises(rules.AmbiguousMoveError) as refused:
+        rules.play(board.fen(), [], "B3d5")
+    assert sorted(refused.value.readings) == ["Bbd5", "Bfd5"]
+
+
 def test_move_gives_its_uci_and_san_with_the_check_sign():
     played = play_all("e4", "f5", "Qh5")
     assert (played.uci, played.san) == ("d1h5", "Qh5+")
@@ -311,3 +442,24 @@ def test_pgn_is_read_back_by_python_chess():
 def test_pgn_of_a_game_without_moves_has_only_the_result():
     text = rules.pgn(HEADERS, [], result="*")
     assert text.rstrip().endswith("*")
+
+
+# --------------------------------------------------------------------------- replay
+
+
+def test_replay_yields_each_stored_move_as_played():
+    played = list(rules.replay(["f2f3", "e7e5", "g2g4", "d8h4"]))
+    assert [m.san for m in played] == ["f3", "e5", "g4", "Qh4#"]
+    assert played[-1].fen_after == play_all("f3", "e5", "g4", "Qh4#").fen_after
+    assert played[-1].outcome == rules.Outcome(Termination.CHECKMATE, rules.BLACK)
+
+
+@pytest.mark.parametrize("stored", ["0000", "E2E4", "e4", "Nf3", "P@e4", ""])
+def test_replay_reads_only_canonical_uci(stored):
+    with pytest.raises(rules.MoveTextError):
+        list(rules.replay(["g1f3", stored]))
+
+
+def test_replay_refuses_an_illegal_stored_move():
+    with pytest.raises(rules.IllegalMoveError):
+        list(rules.replay(["e2e4", "e2e4"]))

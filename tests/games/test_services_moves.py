@@ -102,6 +102,28 @@ def test_text_that_is_no_move_is_refused(game, alice, text):
     assert snapshot(game) == before
 
 
+@pytest.mark.parametrize("text", ["--", "Z0", "0000", "@@@@"])
+def test_null_move_is_refused_as_no_move_even_in_check(game, play, bob, text):
+    # Passing while in check would let white take the king on the next move.
+    play(game, "e4", "f5", "Qh5+")
+    before = snapshot(game)
+    with pytest.raises(errors.InvalidMove):
+        services.make_move(game_id=game.pk, player=bob, move_number=4, move=text)
+    assert snapshot(game) == before
+
+
+def test_text_naming_two_legal_moves_is_refused_naming_both(alice, bob, start_game):
+    game = start_game(alice, bob)
+    # A rook on b3 and a bishop on d3: "B3b5" is UCI of the rook's move, SAN of the bishop's.
+    Game.objects.filter(pk=game.pk).update(fen="7k/8/8/8/8/1R1B4/8/7K w - - 0 1")
+    before = snapshot(game)
+    with pytest.raises(errors.IllegalMove) as refused:
+        services.make_move(game_id=game.pk, player=alice, move_number=1, move="B3b5")
+    assert refused.value.details["readings"] == ["Rb5", "Bb5"]
+    assert "B3b5" in refused.value.message and "Rb5, Bb5" in refused.value.message
+    assert snapshot(game) == before
+
+
 @pytest.mark.parametrize("text", ["e5", "e2e5", "Ke2", "O-O"])
 def test_illegal_move_is_refused(game, alice, text):
     before = snapshot(game)

@@ -10,6 +10,7 @@ import time
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.urls import reverse
 
 from accounts import services as account_services
 from accounts.models import SubscriptionRequest
@@ -273,6 +274,55 @@ def test_subs_with_an_empty_name_or_password_gets_802_not_850(connect, db, line)
     assert not SubscriptionRequest.objects.exists()
 
 
+def test_a_fourth_subs_on_one_connection_gets_402_and_the_session_goes_on(connect, db):
+    # The default limit: three per connection.
+    client = connect()
+    for name in ("dora", "emil", "fran"):
+        assert client.send(f"SUBS:{name}:secret-pass:").code == 105
+    reply = client.send("SUBS:gina:secret-pass:")
+    assert reply.code == 402
+    assert "this connection" in reply.text
+    assert not SubscriptionRequest.objects.filter(username="gina").exists()
+    assert client.send("HELP").code == 103
+    # A new connection from the same address still has the address's allowance.
+    assert connect().send("SUBS:gina:secret-pass:").code == 105
+
+
+def test_subs_beyond_the_allowance_of_an_address_get_402_on_any_connection(
+    connect, settings, db
+):
+    settings.SUBSCRIPTION_REQUESTS_PER_ADDRESS = 2
+    assert connect().send("SUBS:dora:secret-pass:").code == 105
+    assert connect().send("SUBS:emil:secret-pass:").code == 105
+    reply = connect().send("SUBS:fran:secret-pass:")
+    assert (reply.code, reply.text) == (
+        402,
+        "too many subscription requests from your address; try again in 60 min",
+    )
+    assert SubscriptionRequest.objects.count() == 2
+
+
+def test_the_address_allowance_is_shared_by_the_web_and_espol(connect, client, settings, db):
+    settings.SUBSCRIPTION_REQUESTS_PER_ADDRESS = 2
+    assert connect().send("SUBS:dora:secret-pass:").code == 105
+    assert connect().send("SUBS:emil:secret-pass:").code == 105
+    password = "queen-gambit-77"
+    response = client.post(
+        reverse("subscribe"), {"username": "fran", "password1": password, "password2": password}
+    )
+    assert response.status_code == 429
+    assert SubscriptionRequest.objects.count() == 2
+
+
+def test_the_subs_limits_are_read_from_the_settings_at_each_command(connect, settings, db):
+    settings.ESPOL_SUBSCRIPTIONS_PER_CONNECTION = 1
+    client = connect()
+    assert client.send("SUBS:dora:secret-pass:").code == 105
+    assert client.send("SUBS:emil:secret-pass:").code == 402
+    settings.ESPOL_SUBSCRIPTIONS_PER_CONNECTION = 0  # no limit per connection
+    assert client.send("SUBS:emil:secret-pass:").code == 105
+
+
 def test_unsu_ends_the_account_and_its_games_as_losses(login, alice, game):
     client = login(alice)
     reply = client.send(f"UNSU:alice:{PASSWORD}")
@@ -509,6 +559,23 @@ def test_jgda_out_of_turn_gets_821(login, bob, game):
 def test_jgda_illegal_move_gets_822(login, alice, game):
     assert login(alice).send(f"JGDA:{gid(game)}:1:e2e5:0:1236:0").code == 822
     assert not Move.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "line", ["JGDA:{g}:1:0000:0:0000:0", "JGDA:{g}:1:--:0:0000:0", "JGDA:{g}:1:@@@@:0:0000:0"]
+)
+def test_jgda_null_move_gets_802_and_changes_nothing(login, alice, game, line):
+    assert login(alice).send(line.format(g=gid(game))).code == 802
+    assert not Move.objects.exists()
+
+
+def test_null_move_refused_on_the_web_never_reaches_spar(login, client, bob, game, play):
+    # A pass stored from the web would reach SPAR as "4:0000:0:-57-57:0".
+    play(game, "e4", "f5", "Qh5+")
+    client.force_login(bob)
+    client.post(reverse("game_move", args=[game.pk]), {"number": 4, "move": "--"})
+    assert login(bob).send(f"SPAR:{gid(game)}:3").code == 840
+    assert fresh(game).next_move_number == 4
 
 
 def test_jgda_whose_position_disagrees_gets_822(login, alice, game):

@@ -125,6 +125,65 @@ def test_subscription_with_an_invalid_email_is_refused(client, db):
     assert not SubscriptionRequest.objects.exists()
 
 
+def _subscribe_as(client: Client, username: str):
+    return client.post(reverse("subscribe"), subscription(username=username))
+
+
+def test_a_sixth_subscription_request_from_one_address_in_an_hour_gets_429(client, db):
+    # The default limit: five an hour from one address, whatever the names.
+    for n in range(5):
+        assert _subscribe_as(client, f"frank{n}").status_code == 302
+    response = _subscribe_as(client, "frank5")
+
+    assert response.status_code == 429
+    assert 1 <= int(response["Retry-After"]) <= 3600
+    assert "Too many subscription requests have come from your address." in text(response)
+    assert "Please try again in 60 minutes." in text(response)
+    # The site's layout, with what was typed kept for the retry.
+    assert 'id="language-form"' in text(response)
+    assert 'value="frank5"' in text(response)
+    assert SubscriptionRequest.objects.count() == 5
+    assert not SubscriptionRequest.objects.filter(username="frank5").exists()
+
+
+def test_the_subscription_limit_is_read_from_the_settings_at_each_request(client, settings, db):
+    settings.SUBSCRIPTION_REQUESTS_PER_ADDRESS = 1
+    assert _subscribe_as(client, "frank").status_code == 302
+    assert _subscribe_as(client, "gina").status_code == 429
+    settings.SUBSCRIPTION_REQUESTS_PER_ADDRESS = 0  # no limit
+    assert _subscribe_as(client, "gina").status_code == 302
+
+
+def test_another_address_keeps_its_own_subscription_allowance(client, settings, db):
+    settings.SUBSCRIPTION_REQUESTS_PER_ADDRESS = 1
+    assert _subscribe_as(client, "frank").status_code == 302
+    assert _subscribe_as(client, "gina").status_code == 429
+    elsewhere = Client(REMOTE_ADDR="203.0.113.7")
+    assert _subscribe_as(elsewhere, "gina").status_code == 302
+
+
+def test_refused_forms_do_not_use_up_the_subscription_allowance(client, settings, db):
+    # Only a request that reaches the service (and its password hash) counts.
+    settings.SUBSCRIPTION_REQUESTS_PER_ADDRESS = 1
+    for _ in range(3):
+        response = client.post(reverse("subscribe"), subscription(password2="different"))
+        assert response.status_code == 200
+    assert _subscribe_as(client, "frank").status_code == 302
+
+
+def test_the_subscription_limit_is_explained_in_spanish(settings, db):
+    settings.SUBSCRIPTION_REQUESTS_PER_ADDRESS = 1
+    client = Client(headers={"accept-language": "es"})
+    _subscribe_as(client, "frank")
+    response = _subscribe_as(client, "gina")
+
+    assert response.status_code == 429
+    assert "Han llegado demasiadas solicitudes de suscripción desde tu dirección." in text(
+        response
+    )
+    assert "Vuelve a intentarlo dentro de 60 minutos." in text(response)
+
+
 def test_subscription_form_needs_the_csrf_token(db):
     client = Client(enforce_csrf_checks=True)
 

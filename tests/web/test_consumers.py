@@ -216,6 +216,17 @@ async def test_move_text_that_is_no_move_gets_an_error_frame(game, cookies):
     await white.disconnect()
 
 
+@pytest.mark.parametrize("text", ["--", "Z0", "0000", "@@@@"])
+async def test_null_move_gets_an_invalid_move_frame_and_changes_nothing(game, cookies, text):
+    white, _ = await open_game(game.pk, cookies["alice"])
+    await white.send_json_to({"type": "move", "number": 1, "move": text})
+    assert (await receive_until(white, "error"))["code"] == "invalid_move"
+    stored = await fresh(game)
+    assert (stored.version, stored.next_move_number) == (game.version, 1)
+    assert await move_count(game) == 0
+    await white.disconnect()
+
+
 async def test_move_out_of_turn_gets_an_error_frame(game, cookies):
     black, _ = await open_game(game.pk, cookies["bob"])
     await black.send_json_to({"type": "move", "number": 1, "move": "e7e5"})

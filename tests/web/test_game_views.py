@@ -145,6 +145,30 @@ def test_illegal_move_is_refused_with_422_and_nothing_changes(as_alice, game):
     assert not game.moves.exists()
 
 
+NULL_MOVES = ["--", "Z0", "0000", "@@@@"]
+
+
+@pytest.mark.parametrize("text", NULL_MOVES)
+def test_null_move_posted_for_json_is_no_move_and_nothing_changes(as_bob, game, play, text):
+    play(game, "e4", "f5", "Qh5+")
+    response = as_bob.post(url("game_move", game), {"number": 4, "move": text}, **JSON)
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_move"
+    assert game.moves.count() == 3
+
+
+def test_text_naming_two_moves_is_refused_for_json_with_both_readings(as_alice, game):
+    # A rook on b3 and a bishop on d3: "B3b5" reads as either one's move to b5.
+    Game.objects.filter(pk=game.pk).update(fen="7k/8/8/8/8/1R1B4/8/7K w - - 0 1")
+    response = as_alice.post(url("game_move", game), {"number": 1, "move": "B3b5"}, **JSON)
+    assert response.status_code == 422
+    assert (response.json()["code"], response.json()["readings"]) == (
+        "illegal_move",
+        ["Rb5", "Bb5"],
+    )
+    assert not game.moves.exists()
+
+
 def typed_move_box(response) -> tuple[str, str]:
     """The move box of a re-rendered page: its value and the error shown under it."""
     html = response.content.decode()
@@ -161,6 +185,17 @@ def test_illegal_move_from_the_plain_form_keeps_the_typed_text_and_says_why(as_a
     assert typed_move_box(response) == ("e2e5", "That move is not legal in this position.")
     assert 'aria-invalid="true"' in response.content.decode()
     assert not game.moves.exists()
+
+
+@pytest.mark.parametrize("text", NULL_MOVES)
+def test_null_move_from_the_plain_form_keeps_the_typed_text_and_says_why(
+    as_bob, game, play, text
+):
+    play(game, "e4", "f5", "Qh5+")
+    response = as_bob.post(url("game_move", game), {"number": 4, "move": text})
+    assert response.status_code == 400
+    assert typed_move_box(response) == (text, "That is not a move.")
+    assert game.moves.count() == 3
 
 
 def test_move_out_of_turn_from_the_plain_form_keeps_the_typed_text(as_bob, game):
