@@ -22,18 +22,24 @@ from accounts.types import Player
 User = get_user_model()
 
 
+def players() -> QuerySet:
+    """The accounts that play: open, and not staff (an administrator who wants to play
+    does so with a player account of their own)."""
+    return User.objects.filter(is_active=True, is_staff=False)
+
+
 def active_player(username: str) -> Player:
-    """The active account named ``username``; :class:`~accounts.errors.UserNotFound`
-    otherwise."""
+    """The player (open, not staff) named ``username``;
+    :class:`~accounts.errors.UserNotFound` otherwise."""
     try:
-        return User.objects.get(username=username, is_active=True)
+        return players().get(username=username)
     except User.DoesNotExist as exc:
         raise errors.UserNotFound() from exc
 
 
 def active_players(query: str = "") -> QuerySet:
     """Active players by user name, matching ``query`` in the user name or full name."""
-    found = User.objects.filter(is_active=True).select_related("record").order_by("username")
+    found = players().select_related("record").order_by("username")
     if query:
         found = found.filter(
             Q(username__icontains=query)

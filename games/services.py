@@ -11,21 +11,19 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
-from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts import errors as account_errors
+from accounts import selectors as account_selectors
 from accounts.types import Player
 from games import errors, rules, selectors
 from games.events import publish_challenge_event, publish_game_event
 from games.models import Challenge, Game, Move
 from games.state import move_state
 from ranking.services import record_result
-
-User = get_user_model()
 
 # --------------------------------------------------------------------------- challenges
 
@@ -38,7 +36,7 @@ def _active_game_between(a_id: int, b_id: int) -> bool:
 
 
 def _both_active(a_id: int, b_id: int) -> bool:
-    return User.objects.filter(pk__in=(a_id, b_id), is_active=True).count() == 2
+    return account_selectors.players().filter(pk__in=(a_id, b_id)).count() == 2
 
 
 def _refuse_pending_between(challenger_id: int, challenged_id: int) -> None:

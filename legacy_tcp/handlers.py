@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.hashers import make_password
+from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from accounts import errors as account_errors
@@ -21,6 +23,7 @@ from accounts import selectors as account_selectors
 from accounts import services as account_services
 from accounts import throttling
 from accounts.types import Player
+from accounts.validators import username_validator
 from games import errors, selectors, services
 from games.models import Game
 from legacy_tcp.protocols import espol
@@ -171,21 +174,33 @@ def _player(session: Session) -> Player:
 
 
 def user(session: Session, command: espol.User) -> Reply:
-    # A new USER starts a new login sequence, like FTP's USER.
+    # A new USER starts a new login sequence, like FTP's USER. Every name is accepted
+    # here and judged with the password: answering 814 for an unknown name would tell
+    # anyone which names exist (the spec allows the answer at PASS).
     session.user = None
     session.pending_username = None
-    found = account_selectors.active_player(command.username)
-    session.pending_username = found.get_username()
-    return Reply(Code.S_USER, session.pending_username)
+    try:
+        username_validator(command.username)
+    except ValidationError as exc:
+        # No account can have this name: saying so tells nothing about who exists.
+        raise account_errors.UserNotFound() from exc
+    session.pending_username = command.username
+    return Reply(Code.S_USER, command.username)
 
 
 def password(session: Session, command: espol.Pass) -> Reply:
     name = session.pending_username
     assert name is not None
-    found = account_selectors.active_player(name)
-    if not found.check_password(command.password):
+    try:
+        found = account_selectors.active_player(name)
+    except account_errors.UserNotFound:
+        # Hash anyway, as Django's own login does, so that the answer takes as long as
+        # for a wrong password: the time must not tell which names exist either.
+        make_password(command.password)
+        found = None
+    if found is None or not found.check_password(command.password):
         session.failed_passwords += 1
-        return Reply(Code.F_PASINV, "wrong password", failed_login_for=name)
+        return Reply(Code.F_PASINV, "wrong user name or password", failed_login_for=name)
     session.user = found
     session.auth_hash = found.get_session_auth_hash()
     session.pending_username = None
@@ -286,7 +301,8 @@ def accept(session: Session, command: espol.Acep) -> Reply:
 
 
 def game_moves(session: Session, command: espol.Spar) -> Reply:
-    selectors.game_for_player(command.game_id, _player(session))
+    # Any player may read any game (docs/security.md): only acting needs to play in it.
+    selectors.game(command.game_id)
     rows = selectors.move_records(command.game_id, after=command.after)
     records = [
         f"{number}:{uci[:4]}:{int(reverse)}:{espol.position_of(uci)}:{espol.promotion_of(uci)},"
@@ -338,9 +354,8 @@ def claim_end(session: Session, command: espol.Finp) -> Reply:
 
 def status(session: Session, command: espol.Stat) -> Reply:
     player = _player(session)
-    game = selectors.game_for_player(command.game_id, player)
+    game = selectors.game(command.game_id)
     mine = game.colour_of(player.pk)
-    assert mine is not None  # game_for_player found the player in it
     white_request, black_request = espol.solicitudes(
         draw_offer_by=game.draw_offer_by, ended_by=game.ended_by, termination=game.termination
     )
@@ -353,7 +368,8 @@ def status(session: Session, command: espol.Stat) -> Reply:
         _winner_code(game),
         white_request,
         black_request,
-        COLOUR_LETTER[mine],
+        # A watcher has no colour in the game: "-".
+        COLOUR_LETTER[mine] if mine is not None else "-",
         game.next_move_number,
     ]
     return Reply(Code.S_TRAN, ":".join(str(f) for f in fields))

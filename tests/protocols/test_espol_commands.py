@@ -188,7 +188,7 @@ def test_espol_client_passes_on_the_servers_refusals(server, game, carol):
     )
     assert lines[-1].startswith("822 ")
     lines = client_output(
-        server, "USER:carol", f"PASS:{PASSWORD}", f"/board {game.public_id}"
+        server, "USER:carol", f"PASS:{PASSWORD}", f"/move {game.public_id} e2e4"
     )
     assert lines[-1].startswith("820 ")
     lines = client_output(server, f"/move {game.public_id} e4")

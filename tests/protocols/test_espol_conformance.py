@@ -50,13 +50,24 @@ def test_user_known_is_accepted_with_its_name(connect, alice):
     assert (reply.code, reply.text) == (101, "alice")
 
 
-def test_user_unknown_is_refused_with_814(connect, alice):
-    assert connect().send("USER:nobody").code == 814
+def _login_answers(client, username: str, password: str) -> tuple[int, int]:
+    return client.send(f"USER:{username}").code, client.send(f"PASS:{password}").code
 
 
-def test_user_inactive_is_refused_with_814(connect, make_player):
+def test_an_unknown_name_is_answered_as_a_wrong_password(connect, alice):
+    # USER accepts every name; PASS refuses alike: nobody learns which names exist.
+    assert _login_answers(connect(), "nobody", PASSWORD) == (101, 815)
+    assert _login_answers(connect(), "alice", "wrong-one") == (101, 815)
+
+
+def test_a_closed_account_is_answered_as_a_wrong_password(connect, make_player):
     make_player("gone", is_active=False)
-    assert connect().send("USER:gone").code == 814
+    assert _login_answers(connect(), "gone", PASSWORD) == (101, 815)
+
+
+def test_a_staff_account_does_not_play_over_espol(connect, make_player):
+    make_player("warden", is_staff=True)
+    assert _login_answers(connect(), "warden", PASSWORD) == (101, 815)
 
 
 def test_pass_right_logs_in_with_102(connect, alice):
@@ -85,10 +96,11 @@ def test_pass_without_user_gets_803(connect, alice):
     assert connect().send(f"PASS:{PASSWORD}").code == 803
 
 
-def test_pass_after_a_refused_user_gets_803(connect, alice):
+def test_a_right_password_after_an_unknown_name_still_gets_815(connect, alice):
     client = connect()
     client.send("USER:nobody")
-    assert client.send(f"PASS:{PASSWORD}").code == 803
+    assert client.send(f"PASS:{PASSWORD}").code == 815
+    assert client.send("SRNK").code == 803
 
 
 @pytest.mark.parametrize(
@@ -213,7 +225,8 @@ def test_unexpected_error_before_login_gets_401_and_the_session_goes_on(
 
     monkeypatch.setattr(selectors, "active_player", broken)
     client = connect()
-    assert client.send("USER:alice").code == 401
+    assert client.send("USER:alice").code == 101
+    assert client.send(f"PASS:{PASSWORD}").code == 401
     monkeypatch.setattr(selectors, "active_player", real)
     assert client.send("USER:alice").code == 101
     assert client.send(f"PASS:{PASSWORD}").code == 102
@@ -331,7 +344,8 @@ def test_unsu_ends_the_account_and_its_games_as_losses(login, alice, game):
     assert not alice.is_active
     assert fresh(game).result == "0-1"
     assert client.send("JUEG:bob").code == 803
-    assert client.send("USER:alice").code == 814
+    assert client.send("USER:alice").code == 101
+    assert client.send(f"PASS:{PASSWORD}").code == 815
 
 
 def test_unsu_with_a_wrong_password_gets_815_and_changes_nothing(login, alice, game):
@@ -516,9 +530,11 @@ def test_spar_with_no_newer_moves_gets_840(login, alice, game, play):
     assert login(alice).send(f"SPAR:{gid(game)}:1").code == 840
 
 
-def test_spar_of_a_game_you_do_not_play_gets_820(login, carol, game, play):
+def test_spar_of_a_game_you_do_not_play_is_answered(login, carol, game, play):
+    # Any player may read any game (docs/security.md); only its players act on it.
     play(game, "e2e4")
-    assert login(carol).send(f"SPAR:{gid(game)}:0").code == 820
+    reply = login(carol).send(f"SPAR:{gid(game)}:0")
+    assert (reply.code, reply.text) == (103, "1:e2e4:0:1228:0,")
 
 
 def test_spar_of_an_unknown_game_gets_820(login, alice):
@@ -821,8 +837,11 @@ def test_stat_fecha_of_a_finished_game_is_when_it_finished(login, alice, game):
     assert fields[4:6] == ["2", "1"]
 
 
-def test_stat_of_a_game_you_do_not_play_gets_820(login, carol, game):
-    assert login(carol).send(f"STAT:{gid(game)}").code == 820
+def test_stat_of_a_game_you_do_not_play_gives_no_colour(login, carol, game):
+    reply = login(carol).send(f"STAT:{gid(game)}")
+    assert reply.code == 103
+    fields = reply.text.split(":")
+    assert (fields[1], fields[2], fields[8]) == ("alice", "bob", "-")
 
 
 def test_stat_of_an_unknown_game_gets_820(login, alice, game):

@@ -71,8 +71,9 @@ def test_unexpected_errors_become_401(alice, monkeypatch):
         raise RuntimeError("boom")
 
     monkeypatch.setattr("accounts.selectors.active_player", broken)
-    reply = run(handlers.Session(), b"USER:alice")
-    assert reply.code == Code.E_SYSTEM
+    session = handlers.Session()
+    assert run(session, b"USER:alice").code == Code.S_USER
+    assert run(session, b"PASS:anything").code == Code.E_SYSTEM
 
 
 @pytest.fixture

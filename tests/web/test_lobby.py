@@ -10,6 +10,7 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
+from accounts.errors import UserNotFound
 from games import services
 from games.models import Challenge, Game
 from ranking.models import PlayerRecord
@@ -593,3 +594,22 @@ def test_players_list_query_count_stays_bounded_with_many_players(
         response = as_alice.get(reverse("players"))
 
     assert len(usernames_listed(response)) == 20
+
+
+# --------------------------------------------------------------------------- staff
+
+
+def test_a_staff_account_is_not_listed_among_the_players(as_alice, make_player):
+    make_player("warden", is_staff=True)
+    html = text(as_alice.get(reverse("players")))
+    assert "warden" not in html
+    assert as_alice.get(reverse("player_detail", args=["warden"])).status_code == 404
+
+
+def test_a_staff_account_cannot_be_challenged_nor_challenge(as_alice, alice, make_player):
+    warden = make_player("warden", is_staff=True)
+    response = as_alice.post(reverse("challenge_create"), {"username": "warden"}, follow=True)
+    assert any("warden" in m for m in messages_of(response))
+    with pytest.raises(UserNotFound):
+        services.challenge(challenger=warden, challenged=alice)
+    assert not Challenge.objects.exists()
