@@ -18,6 +18,19 @@ from django.db import connection
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def run_under(env: dict[str, str], code: str) -> subprocess.CompletedProcess:
+    """Run ``code`` in a fresh interpreter whose environment is this one's plus ``env``
+    (without DATABASE_URL or REDIS_URL unless ``env`` gives them)."""
+    clean = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**clean, "SECRET_KEY": "test-only", **env},
+        capture_output=True,
+        text=True,
+    )
+
+
 def settings_under(env: dict[str, str]) -> dict:
     """Import the settings module in a fresh interpreter with ``env`` and return a few values."""
     code = (
@@ -26,15 +39,8 @@ def settings_under(env: dict[str, str]) -> dict:
         " 'debug': s.DEBUG, 'hosts': s.ALLOWED_HOSTS, 'secret_key': s.SECRET_KEY,"
         " 'espol': {k: v for k, v in vars(s).items() if k.startswith('ESPOL_')}}, default=str))"
     )
-    clean = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env={**clean, "SECRET_KEY": "test-only", **env},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    result = run_under(env, code)
+    assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
@@ -81,7 +87,73 @@ def test_without_database_url_sqlite_gets_wal_and_immediate_transactions():
 def test_redis_url_picks_the_redis_channel_layer():
     layers = settings_under({"REDIS_URL": "redis://127.0.0.1:6379/4"})["layers"]
     assert layers["default"]["BACKEND"] == "channels_redis.core.RedisChannelLayer"
-    assert layers["default"]["CONFIG"]["hosts"] == ["redis://127.0.0.1:6379/4"]
+    (host,) = layers["default"]["CONFIG"]["hosts"]
+    assert host["address"] == "redis://127.0.0.1:6379/4"
+
+
+def redis_connection_under(url: str) -> dict:
+    """What a connection of the channel layer configured from ``url`` is set to: built by
+    channels-redis and redis-py from the settings, as the layer builds it (no Redis needed
+    to build one, only to connect)."""
+    code = (
+        "import json, django; django.setup();"
+        "from channels.layers import get_channel_layer;"
+        "c = get_channel_layer().create_pool(0).make_connection();"
+        "print(json.dumps({k: getattr(c, k, None) for k in"
+        " ('socket_timeout', 'host', 'port', 'db', 'password', 'client_name', 'path')}))"
+    )
+    result = run_under(
+        {"REDIS_URL": url, "DJANGO_SETTINGS_MODULE": "ajedrez.settings"}, code
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    "url, expected",
+    [
+        ("redis://127.0.0.1:6379/4", {"host": "127.0.0.1", "port": 6379, "db": 4}),
+        (
+            "redis://:p%40ss@cache.example:6380/2?client_name=web&socket_keepalive=true",
+            {"host": "cache.example", "port": 6380, "db": 2, "password": "p@ss",
+             "client_name": "web"},
+        ),
+        ("rediss://cache.example/0?db=5", {"host": "cache.example", "db": 5}),
+        ("unix:///run/redis/redis.sock?db=3", {"path": "/run/redis/redis.sock", "db": 3}),
+    ],
+)
+def test_channel_layer_connections_outlast_its_blocking_pop_whatever_redis_url_holds(
+    url, expected
+):
+    # redis-py 8's default of 5 s equals the layer's pop: idle consumers crashed.
+    from channels_redis.core import RedisChannelLayer
+
+    connection = redis_connection_under(url)
+    assert connection["socket_timeout"] >= 2 * RedisChannelLayer.brpop_timeout
+    assert {k: connection[k] for k in expected} == expected
+
+
+def test_a_large_enough_socket_timeout_in_redis_url_is_kept():
+    url = "redis://127.0.0.1:6379/4?socket_timeout=60"
+    assert redis_connection_under(url)["socket_timeout"] == 60.0
+
+
+@pytest.mark.parametrize("value", ["5", "9.5", "0", "nan", "soon"])
+def test_a_socket_timeout_in_redis_url_too_small_for_the_blocking_pop_is_refused(value):
+    result = run_under(
+        {"REDIS_URL": f"redis://127.0.0.1:6379/4?db=4&socket_timeout={value}"},
+        "import ajedrez.settings",
+    )
+    assert result.returncode != 0
+    assert "ImproperlyConfigured: REDIS_URL: socket_timeout=" in result.stderr
+
+
+def test_the_blocking_pop_the_settings_allow_for_is_channels_redis_own():
+    # The floor under the socket timeout is derived from this; a channels-redis release
+    # that waits longer must raise it.
+    from channels_redis.core import RedisChannelLayer
+
+    assert RedisChannelLayer.brpop_timeout <= settings.REDIS_BLOCKING_POP_SECONDS
 
 
 def test_without_redis_url_the_in_memory_layer_is_used():
