@@ -215,6 +215,8 @@ DEMO_CREDENTIALS_FILE = Path(os.environ.get("DEMO_CREDENTIALS_FILE", BASE_DIR / 
 ESPOL_HOST = os.environ.get("ESPOL_HOST", "127.0.0.1")
 ESPOL_PORT = int(os.environ.get("ESPOL_PORT", "5757"))
 ESPOL_IDLE_TIMEOUT = float(os.environ.get("ESPOL_IDLE_TIMEOUT", str(30 * 60)))
+# Seconds a connection has to log in (USER, PASS) before it is closed (0: no limit).
+ESPOL_LOGIN_TIMEOUT = float(os.environ.get("ESPOL_LOGIN_TIMEOUT", "60"))
 ESPOL_MAX_CONNECTIONS = int(os.environ.get("ESPOL_MAX_CONNECTIONS", "20000"))
 ESPOL_WRITE_TIMEOUT = float(os.environ.get("ESPOL_WRITE_TIMEOUT", "30"))
 ESPOL_WRITE_BUFFER = int(os.environ.get("ESPOL_WRITE_BUFFER", str(64 * 1024)))

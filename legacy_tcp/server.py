@@ -17,13 +17,13 @@ command of every client behind one another; here SQLite's IMMEDIATE transactions
 PostgreSQL's row locks order concurrent writers.
 
 Hygiene: lines are capped at 4096 bytes (a longer one gets 802 and is skipped to its end,
-the session goes on); each line must arrive within the idle timeout; connections beyond
-the cap get 402 and are closed; every write is followed by a bounded ``drain()`` so a
-client that never reads is dropped instead of growing server memory; after wrong
-passwords, checks on that user name or connection wait their turn (:class:`LoginThrottle`),
-and password hashing runs on threads of its own (``ESPOL_AUTH_THREADS``); logs never hold
-passwords, and what a client typed is quoted in them
-(:func:`~legacy_tcp.protocols.espol.log_value`).
+the session goes on); each line must arrive within the idle timeout, and a connection must
+log in within the login timeout; connections beyond the cap get 402 and are closed; every
+write is followed by a bounded ``drain()`` so a client that never reads is dropped instead
+of growing server memory; after wrong passwords, checks on that user name or connection
+wait their turn (:class:`LoginThrottle`), and password hashing runs on threads of its own
+(``ESPOL_AUTH_THREADS``); logs never hold passwords, and what a client typed is quoted in
+them (:func:`~legacy_tcp.protocols.espol.log_value`).
 """
 
 from __future__ import annotations
@@ -126,6 +126,8 @@ class _Connection:
     opened: float = field(default_factory=time.monotonic)
     # Monotonic time before which this connection's next password is not checked.
     next_password_check: float = 0.0
+    # Loop time by which the session must be logged in; None while it is (or no limit).
+    login_deadline: float | None = None
 
 
 def _release_broken_connections() -> None:
@@ -187,6 +189,8 @@ class EspolServer:
         self.write_buffer_limit = settings.ESPOL_WRITE_BUFFER
         self.db_threads = settings.ESPOL_DB_THREADS
         self.auth_threads = settings.ESPOL_AUTH_THREADS
+        login_timeout = settings.ESPOL_LOGIN_TIMEOUT
+        self.login_timeout = login_timeout if login_timeout and login_timeout > 0 else None
         self.throttle = LoginThrottle(
             base=settings.ESPOL_LOGIN_DELAY, cap=settings.ESPOL_LOGIN_DELAY_MAX
         )
@@ -220,11 +224,13 @@ class EspolServer:
         )
         self.port = self._server.sockets[0].getsockname()[1]
         logger.info(
-            "espol.listen host=%s port=%d tls=%s max_connections=%d idle_timeout=%s",
+            "espol.listen host=%s port=%d tls=%s max_connections=%d login_timeout=%s "
+            "idle_timeout=%s",
             self.host,
             self.port,
             self.ssl_context is not None,
             self.max_connections,
+            self.login_timeout,
             self.idle_timeout,
         )
 
@@ -271,6 +277,8 @@ class EspolServer:
         task = asyncio.current_task()
         assert task is not None
         conn = _Connection(handlers.Session(peer=peer), reader, writer)
+        if self.login_timeout is not None:
+            conn.login_deadline = asyncio.get_running_loop().time() + self.login_timeout
         self._connections[task] = conn
         writer.transport.set_write_buffer_limits(high=self.write_buffer_limit)
         logger.info("espol.connect peer=%s connections=%d", peer, len(self._connections))
@@ -307,13 +315,33 @@ class EspolServer:
             pass
         writer.close()
 
+    def _read_deadline(self, conn: _Connection) -> float | None:
+        """Loop time by which the next line must have arrived: within the idle timeout,
+        and, while the session is not logged in, by its login deadline."""
+        deadlines = []
+        if self.idle_timeout is not None:
+            deadlines.append(asyncio.get_running_loop().time() + self.idle_timeout)
+        if conn.session.user is None and conn.login_deadline is not None:
+            deadlines.append(conn.login_deadline)
+        return min(deadlines, default=None)
+
+    def _timed_out(self, conn: _Connection) -> str:
+        """Why a read timed out: the login deadline passed, or the client went idle."""
+        if (
+            conn.session.user is None
+            and conn.login_deadline is not None
+            and asyncio.get_running_loop().time() >= conn.login_deadline
+        ):
+            return "login_timeout"
+        return "idle"
+
     async def _session_loop(self, reader: asyncio.StreamReader, conn: _Connection) -> str:
         while not self._closing:
             try:
-                async with asyncio.timeout(self.idle_timeout):
+                async with asyncio.timeout_at(self._read_deadline(conn)):
                     line = await reader.readuntil(b"\n")
             except asyncio.LimitOverrunError as exc:
-                ended = await self._skip_rest_of_line(reader, exc.consumed)
+                ended = await self._skip_rest_of_line(reader, conn, exc.consumed)
                 if ended is not None:
                     return ended
                 await self._send(conn, espol.frames(Code.F_PARAM, "line too long"))
@@ -323,27 +351,33 @@ class EspolServer:
                 # A half-sent last line is dropped with the connection.
                 return "shutdown" if self._closing else "eof"
             except TimeoutError:
-                return "idle"
+                return self._timed_out(conn)
             reply = await self._answer(conn, line)
             await self._send(conn, reply.encode())
             if reply.close:
                 return "quit"
+            if conn.session.user is not None:
+                conn.login_deadline = None
+            elif conn.login_deadline is None and self.login_timeout is not None:
+                # Logged out (USER again, UNSU, account closed): a new login window.
+                conn.login_deadline = asyncio.get_running_loop().time() + self.login_timeout
         return "shutdown"
 
     async def _skip_rest_of_line(
-        self, reader: asyncio.StreamReader, consumed: int
+        self, reader: asyncio.StreamReader, conn: _Connection, consumed: int
     ) -> str | None:
         """Discard an overlong line up to and including its end, holding ≤ READ_LIMIT bytes.
 
         Returns None once the line has ended, or the reason to close the connection when
-        the client closed (``"eof"``) or went quiet (``"idle"``) before the line ended: the
-        same outcomes as for a line of normal length, which the session loop reports.
+        the client closed (``"eof"``) or went quiet (``"idle"``, or ``"login_timeout"``)
+        before the line ended: the same outcomes as for a line of normal length, which
+        the session loop reports.
         """
         while True:
             # The LimitOverrunError left these bytes in the buffer: this does not wait.
             await reader.readexactly(consumed)
             try:
-                async with asyncio.timeout(self.idle_timeout):
+                async with asyncio.timeout_at(self._read_deadline(conn)):
                     await reader.readuntil(b"\n")
                 return None
             except asyncio.LimitOverrunError as again:
@@ -351,7 +385,7 @@ class EspolServer:
             except asyncio.IncompleteReadError:
                 return "eof"
             except TimeoutError:
-                return "idle"
+                return self._timed_out(conn)
 
     async def _wait_turn_to_check_password(
         self, conn: _Connection, command: espol.Pass | espol.Subs | espol.Unsu
