@@ -178,6 +178,7 @@ def test_espol_gateway_settings_come_from_the_environment():
     assert defaults["ESPOL_PORT"] == 5757
     assert defaults["ESPOL_IDLE_TIMEOUT"] == 1800.0
     assert defaults["ESPOL_LOGIN_DELAY"] == 0.5
+    assert defaults["ESPOL_MAX_PER_ADDRESS"] == 20
     assert defaults["ESPOL_LOGIN_TIMEOUT"] == 60.0
     tuned = settings_under(
         {
@@ -187,6 +188,7 @@ def test_espol_gateway_settings_come_from_the_environment():
             "ESPOL_DB_THREADS": "2",
             "ESPOL_LOGIN_DELAY": "1.5",
             "ESPOL_LOGIN_DELAY_MAX": "3",
+            "ESPOL_MAX_PER_ADDRESS": "0",
             "ESPOL_LOGIN_TIMEOUT": "15",
         }
     )["espol"]
@@ -195,7 +197,7 @@ def test_espol_gateway_settings_come_from_the_environment():
     assert tuned["ESPOL_WRITE_BUFFER"] == 1024
     assert tuned["ESPOL_DB_THREADS"] == 2
     assert (tuned["ESPOL_LOGIN_DELAY"], tuned["ESPOL_LOGIN_DELAY_MAX"]) == (1.5, 3.0)
-    assert tuned["ESPOL_LOGIN_TIMEOUT"] == 15.0
+    assert (tuned["ESPOL_MAX_PER_ADDRESS"], tuned["ESPOL_LOGIN_TIMEOUT"]) == (0, 15.0)
 
 
 @pytest.mark.skipif(
