@@ -11,6 +11,8 @@ import os
 import secrets
 import tempfile
 from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -134,12 +136,52 @@ else:
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# channels-redis waits for a consumer's next message with a blocking pop (BZPOPMIN) of
+# 5 s (``RedisChannelLayer.brpop_timeout``). redis-py 8 gives every connection a 5 s
+# ``socket_timeout`` by default, so an idle consumer's read gave up just before Redis
+# answered, the consumer crashed and its WebSocket closed with 1011 (channels_redis#422,
+# redis-py#4091). The layer's connections therefore get a socket timeout well above the
+# pop; it stays finite so that a Redis gone without closing the connection is noticed.
+REDIS_BLOCKING_POP_SECONDS = 5.0
+REDIS_SOCKET_TIMEOUT = 15.0
+# Below this a timeout races Redis's own answer to the pop (Redis ends timed-out blocking
+# commands on its periodic tick, a little after the 5 s), so a smaller one is refused.
+REDIS_SOCKET_TIMEOUT_MIN = 2 * REDIS_BLOCKING_POP_SECONDS
+
+
+def _redis_layer_host(url: str) -> dict[str, Any]:
+    """The channel layer's host entry for ``url``: the URL kept whole, with its query
+    parameters, and a socket timeout the blocking pop cannot outlast.
+
+    channels-redis hands ``address`` to redis-py's ``ConnectionPool.from_url`` with the
+    other keys as keyword arguments, and there the URL's own parameters win: so a
+    ``socket_timeout`` in the URL is honoured when it is large enough, and refused
+    rather than quietly replaced when it is not.
+    """
+    given = parse_qs(urlsplit(url).query).get("socket_timeout")
+    if given:
+        try:
+            seconds = float(given[0])
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"REDIS_URL: socket_timeout={given[0]!r} is not a number of seconds"
+            ) from None
+        if not seconds >= REDIS_SOCKET_TIMEOUT_MIN:
+            raise ImproperlyConfigured(
+                f"REDIS_URL: socket_timeout={given[0]} is too small for the channel layer: "
+                f"its blocking pop waits {REDIS_BLOCKING_POP_SECONDS:g} s, so idle "
+                f"WebSockets would be dropped. Give at least {REDIS_SOCKET_TIMEOUT_MIN:g} "
+                f"s, or leave it out (default {REDIS_SOCKET_TIMEOUT:g} s)."
+            )
+    return {"address": url, "socket_timeout": REDIS_SOCKET_TIMEOUT}
+
+
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            "CONFIG": {"hosts": [_redis_layer_host(REDIS_URL)]},
         }
     }
 else:
@@ -216,7 +258,13 @@ DEMO_CREDENTIALS_FILE = Path(os.environ.get("DEMO_CREDENTIALS_FILE", BASE_DIR / 
 ESPOL_HOST = os.environ.get("ESPOL_HOST", "127.0.0.1")
 ESPOL_PORT = int(os.environ.get("ESPOL_PORT", "5757"))
 ESPOL_IDLE_TIMEOUT = float(os.environ.get("ESPOL_IDLE_TIMEOUT", str(30 * 60)))
+# Seconds a connection has to log in (USER, PASS) before it is closed (0: no limit).
+ESPOL_LOGIN_TIMEOUT = float(os.environ.get("ESPOL_LOGIN_TIMEOUT", "60"))
+# An upper bound: the gateway lowers it at start to what the open-file limit allows after
+# a headroom for the rest of the process (legacy_tcp.server.connection_cap).
 ESPOL_MAX_CONNECTIONS = int(os.environ.get("ESPOL_MAX_CONNECTIONS", "20000"))
+# Connections from one IPv4 address or IPv6 /64 (0: no such cap).
+ESPOL_MAX_PER_ADDRESS = int(os.environ.get("ESPOL_MAX_PER_ADDRESS", "20"))
 ESPOL_WRITE_TIMEOUT = float(os.environ.get("ESPOL_WRITE_TIMEOUT", "30"))
 ESPOL_WRITE_BUFFER = int(os.environ.get("ESPOL_WRITE_BUFFER", str(64 * 1024)))
 ESPOL_DB_THREADS = int(os.environ.get("ESPOL_DB_THREADS", "8"))

@@ -85,8 +85,16 @@ class GameView:
 class EspolClient:
     """A blocking client: send one line, read back its one response."""
 
-    def __init__(self, host: str, port: int, *, tls: bool = False, timeout: float = 30.0):
-        raw = socket.create_connection((host, port), timeout=timeout)
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        tls: bool = False,
+        timeout: float = 30.0,
+        source_address: tuple[str, int] | None = None,
+    ):
+        raw = socket.create_connection((host, port), timeout=timeout, source_address=source_address)
         if tls:
             context = ssl.create_default_context()
             # The gateway's certificate is usually self-signed on a test machine.

@@ -17,23 +17,40 @@ command of every client behind one another; here SQLite's IMMEDIATE transactions
 PostgreSQL's row locks order concurrent writers.
 
 Hygiene: lines are capped at 4096 bytes (a longer one gets 802 and is skipped to its end,
-the session goes on); each line must arrive within the idle timeout; connections beyond
-the cap get 402 and are closed; every write is followed by a bounded ``drain()`` so a
+the session goes on); each line must arrive within the idle timeout, and a connection must
+log in within the login timeout; connections beyond the total cap or beyond the cap per
+address get 402 and are closed; every write is followed by a bounded ``drain()`` so a
 client that never reads is dropped instead of growing server memory; after wrong
 passwords, checks on that user name or connection wait their turn (:class:`LoginThrottle`),
 and password hashing runs on threads of its own (``ESPOL_AUTH_THREADS``); logs never hold
 passwords, and what a client typed is quoted in them
 (:func:`~legacy_tcp.protocols.espol.log_value`).
+
+Descriptors: every connection holds one, and the process's open-file limit is shared with
+the database and Redis connections, log files and, under ``manage.py serve``, the web.
+The total cap is therefore never more than the limit less a headroom
+(:func:`connection_cap`), the commands raise the soft limit at start as far as the hard
+one allows (:func:`raise_open_file_limit`), and the server accepts connections itself:
+when ``accept()`` fails for want of descriptors it stops accepting, retries with a growing
+pause (and at once when one of its connections closes), and logs the episode once when it
+begins and once when it ends (``asyncio.start_server`` logged a traceback for every
+failed ``accept()``, and re-armed itself once for each).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
+import ipaddress
 import logging
+import resource
+import socket
 import ssl
 import threading
 import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass, field
@@ -51,6 +68,74 @@ logger = logging.getLogger("legacy_tcp.espol")
 # The StreamReader's limit: a line of MAX_LINE bytes plus CR LF still fits; the codec
 # refuses anything longer that slipped through.
 READ_LIMIT = espol.MAX_LINE + 2
+
+# Descriptors kept for everything but the gateway's connections: a quarter of the
+# open-file limit, and never fewer than this.
+FD_HEADROOM_MIN = 128
+# Pauses between attempts to accept again after running out of descriptors.
+ACCEPT_RETRY_FIRST = 0.05
+ACCEPT_RETRY_MAX = 2.0
+# Connections accepted in one go when the listening socket is readable.
+ACCEPT_BATCH = 64
+# At most one line a reason in this many seconds about refused connections.
+REFUSAL_LOG_INTERVAL = 10.0
+BACKLOG = 1024
+# TLS connections being refused at once (each needs a handshake before its 402); beyond
+# this, more are closed without a reply.
+MAX_TLS_REFUSALS = 32
+REFUSAL = espol.frames(Code.E_BUSY, "too many connections; try later")
+
+
+def fd_headroom(open_files: int) -> int:
+    """Descriptors the gateway leaves to the rest of the process under ``open_files``."""
+    return max(FD_HEADROOM_MIN, open_files // 4)
+
+
+def open_file_limit() -> int:
+    """This process's soft limit on open descriptors."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return soft if soft != resource.RLIM_INFINITY else 2**31
+
+
+def connection_cap(max_connections: int, open_files: int) -> int:
+    """The connections the gateway may hold: ``max_connections``, but never more than
+    the open-file limit ``open_files`` leaves after the headroom."""
+    return max(0, min(max_connections, open_files - fd_headroom(open_files)))
+
+
+def raise_open_file_limit(max_connections: int) -> tuple[int, int]:
+    """Raise the soft open-file limit towards what ``max_connections`` and the headroom
+    need, as far as the hard limit allows; return the soft limit before and after.
+
+    Many systems start services with a soft limit of 1024 under a far higher hard one:
+    the gateway's cap would then be 768 for no reason.
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    # The smallest limit whose cap is max_connections: both headroom rules hold there.
+    wanted = max(max_connections + FD_HEADROOM_MIN, -(-max_connections * 4 // 3))
+    if hard != resource.RLIM_INFINITY:
+        wanted = min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+        except (ValueError, OSError) as exc:
+            logger.warning("espol.open_files_not_raised soft=%d wanted=%d error=%s",
+                           soft, wanted, exc)
+    return soft, open_file_limit()
+
+
+def address_key(host: str) -> str:
+    """What the per-address cap counts by: the IPv4 address, or the IPv6 /64 (one
+    subscriber usually holds a whole /64, so single IPv6 addresses cost nothing)."""
+    try:
+        ip = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
 
 
 class LoginThrottle:
@@ -126,6 +211,35 @@ class _Connection:
     opened: float = field(default_factory=time.monotonic)
     # Monotonic time before which this connection's next password is not checked.
     next_password_check: float = 0.0
+    # Loop time by which the session must be logged in; None while it is (or no limit).
+    login_deadline: float | None = None
+
+
+class _RefusalLog:
+    """Logs refused connections without letting a flood of them flood the log: the first
+    of a reason at once, then at most one line per ``interval`` with how many were
+    refused meanwhile."""
+
+    def __init__(self, interval: float = REFUSAL_LOG_INTERVAL) -> None:
+        self.interval = interval
+        self._last: dict[str, float] = {}
+        self._unlogged: Counter[str] = Counter()
+
+    def refused(self, reason: str, peer: str, connections: int, from_address: int) -> None:
+        now = time.monotonic()
+        if now - self._last.get(reason, -self.interval) < self.interval:
+            self._unlogged[reason] += 1
+            return
+        self._last[reason] = now
+        logger.warning(
+            "espol.refused peer=%s reason=%s connections=%d from_address=%d "
+            "also_refused_since_last=%d",
+            peer,
+            reason,
+            connections,
+            from_address,
+            self._unlogged.pop(reason, 0),
+        )
 
 
 def _release_broken_connections() -> None:
@@ -167,7 +281,11 @@ def _close_executor(executor: ThreadPoolExecutor, threads: int) -> None:
 
 
 class EspolServer:
-    """The ESPOL gateway. ``start()`` binds (``port=0`` picks a free port, kept in ``port``)."""
+    """The ESPOL gateway. ``start()`` binds (``port=0`` picks a free port, kept in ``port``).
+
+    ``max_connections`` is what is asked for; ``start()`` lowers it to what the open-file
+    limit allows (:func:`connection_cap`).
+    """
 
     def __init__(
         self,
@@ -181,27 +299,55 @@ class EspolServer:
         self.host = host
         self.port = port
         self.idle_timeout = idle_timeout if idle_timeout and idle_timeout > 0 else None
+        self.requested_max_connections = max_connections
         self.max_connections = max_connections
         self.ssl_context = ssl_context
         self.write_timeout = settings.ESPOL_WRITE_TIMEOUT
         self.write_buffer_limit = settings.ESPOL_WRITE_BUFFER
         self.db_threads = settings.ESPOL_DB_THREADS
         self.auth_threads = settings.ESPOL_AUTH_THREADS
+        self.max_per_address = max(0, settings.ESPOL_MAX_PER_ADDRESS)
+        login_timeout = settings.ESPOL_LOGIN_TIMEOUT
+        self.login_timeout = login_timeout if login_timeout and login_timeout > 0 else None
         self.throttle = LoginThrottle(
             base=settings.ESPOL_LOGIN_DELAY, cap=settings.ESPOL_LOGIN_DELAY_MAX
         )
-        self._server: asyncio.Server | None = None
+        self._listeners: list[socket.socket] = []
+        # Every connection's task, from its accept (TLS handshake, refusal) to its close.
+        self._tasks: set[asyncio.Task] = set()
+        # The connections admitted (counted from their accept), per address and in all.
+        self._admitted = 0
+        self._per_address: Counter[str] = Counter()
         self._connections: dict[asyncio.Task, _Connection] = {}
+        self._refusals = _RefusalLog()
+        # Refusals over TLS in progress (the 402 needs a handshake first).
+        self._refusing = 0
         self._closing = False
+        self._accept_paused_since: float | None = None
+        self._accept_failures = 0
+        self._accepted_while_paused = 0
+        self._accept_retry_delay = ACCEPT_RETRY_FIRST
+        self._accept_retry: asyncio.TimerHandle | None = None
         self._executors: list[tuple[ThreadPoolExecutor, int]] = []
-        self._execute = None
-        self._execute_hashing = None
+        # Set by start(): the command runners, each on its own thread pool.
+        self._execute: Callable[[handlers.Session, espol.Command], Awaitable[handlers.Reply]]
+        self._execute_hashing: Callable[
+            [handlers.Session, espol.Command], Awaitable[handlers.Reply]
+        ]
 
     @property
     def connection_count(self) -> int:
         return len(self._connections)
 
     async def start(self) -> None:
+        open_files = open_file_limit()
+        self.max_connections = connection_cap(self.requested_max_connections, open_files)
+        if self.max_connections < 1:
+            raise OSError(
+                errno.EMFILE,
+                f"the open-file limit ({open_files}) leaves no descriptors for ESPOL "
+                f"connections after the {fd_headroom(open_files)} kept for the rest",
+            )
         commands = ThreadPoolExecutor(max_workers=self.db_threads, thread_name_prefix="espol-db")
         # Hashing a password (PBKDF2, about a quarter of a second of CPU) gets threads of
         # its own: on the command threads a burst of logins would hold every one of them
@@ -210,67 +356,245 @@ class EspolServer:
         self._executors = [(commands, self.db_threads), (hashing, self.auth_threads)]
         self._execute = sync_to_async(_execute, thread_sensitive=False, executor=commands)
         self._execute_hashing = sync_to_async(_execute, thread_sensitive=False, executor=hashing)
-        self._server = await asyncio.start_server(
-            self._serve_client,
-            self.host,
-            self.port,
-            limit=READ_LIMIT,
-            ssl=self.ssl_context,
-            backlog=1024,
-        )
-        self.port = self._server.sockets[0].getsockname()[1]
+        self._listeners = await self._listen()
+        self.port = self._listeners[0].getsockname()[1]
+        loop = asyncio.get_running_loop()
+        for listener in self._listeners:
+            loop.add_reader(listener.fileno(), self._accept_ready, listener)
         logger.info(
-            "espol.listen host=%s port=%d tls=%s max_connections=%d idle_timeout=%s",
+            "espol.listen host=%s port=%d tls=%s max_connections=%d requested=%d "
+            "open_files=%d max_per_address=%d login_timeout=%s idle_timeout=%s",
             self.host,
             self.port,
             self.ssl_context is not None,
             self.max_connections,
+            self.requested_max_connections,
+            open_files,
+            self.max_per_address,
+            self.login_timeout,
             self.idle_timeout,
         )
 
+    async def _listen(self) -> list[socket.socket]:
+        """Bound, listening, non-blocking sockets for ``host``:``port``, as
+        ``asyncio.start_server`` would make them (one per address the host resolves to)."""
+        loop = asyncio.get_running_loop()
+        infos = await loop.getaddrinfo(
+            self.host or None, self.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+        listeners: list[socket.socket] = []
+        try:
+            for family, kind, proto, _name, address in dict.fromkeys(infos):
+                listener = socket.socket(family, kind, proto)
+                listeners.append(listener)
+                listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                if family == socket.AF_INET6:
+                    listener.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                listener.bind(address)
+                listener.listen(BACKLOG)
+                listener.setblocking(False)
+        except OSError:
+            for listener in listeners:
+                listener.close()
+            raise
+        return listeners
+
+    def _stop_accepting(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._accept_retry is not None:
+            self._accept_retry.cancel()
+            self._accept_retry = None
+        for listener in self._listeners:
+            loop.remove_reader(listener.fileno())
+            listener.close()
+        self._listeners = []
+
     async def stop(self, grace: float = 10.0) -> None:
         """Stop accepting, let commands in flight finish (up to ``grace`` s), close all."""
-        if self._server is None:
+        if not self._listeners:
             return
         self._closing = True
-        self._server.close()
+        self._stop_accepting()
         for conn in self._connections.values():
             # Read nothing more, and end each wait for a line: a connection waiting for one
             # closes, while a line that has already arrived (its task not yet resumed) is
             # still answered. Cancelling the task instead would drop that line unanswered.
-            conn.writer.transport.pause_reading()
+            # A stream's transport reads too (the stubs type it as write-only).
+            conn.writer.transport.pause_reading()  # type: ignore[attr-defined]
             conn.reader.feed_eof()
-        pending = list(self._connections)
+        # Connections still in their TLS handshake or being refused have nothing to finish.
+        for task in self._tasks - self._connections.keys():
+            task.cancel()
+        pending = list(self._tasks)
         if pending:
             _done, late = await asyncio.wait(pending, timeout=grace)
             for task in late:
                 task.cancel()
             if late:
                 await asyncio.wait(late, timeout=1.0)
-        await self._server.wait_closed()
-        self._server = None
         loop = asyncio.get_running_loop()
         for executor, threads in self._executors:
             await loop.run_in_executor(None, _close_executor, executor, threads)
         self._executors = []
         logger.info("espol.stopped port=%d", self.port)
 
+    # ------------------------------------------------------------------ accepting
+
+    def _accept_ready(self, listener: socket.socket) -> None:
+        """The listening socket is readable: accept what is waiting, up to a batch."""
+        for _ in range(ACCEPT_BATCH):
+            try:
+                sock, address = listener.accept()
+            except (BlockingIOError, InterruptedError):
+                # Nothing more waiting. After a pause, once something was accepted again,
+                # the episode is over; a pause that recurs before this is the same one.
+                if self._accept_paused_since is not None and self._accepted_while_paused:
+                    self._log_accept_resumed()
+                return
+            except ConnectionAbortedError:
+                continue  # the client gave up while it waited in the backlog
+            except OSError as exc:
+                # Out of descriptors (EMFILE, ENFILE) or kernel memory (ENOBUFS, ENOMEM):
+                # Linux keeps reporting the socket readable, so stop watching it for a while.
+                self._pause_accepting(exc)
+                return
+            if self._accept_paused_since is not None:
+                self._accepted_while_paused += 1
+            self._admit(sock, address)
+
+    def _pause_accepting(self, error: OSError) -> None:
+        loop = asyncio.get_running_loop()
+        for listener in self._listeners:
+            loop.remove_reader(listener.fileno())
+        self._accept_failures += 1
+        if self._accept_paused_since is None:
+            self._accept_paused_since = loop.time()
+            self._accept_retry_delay = ACCEPT_RETRY_FIRST
+            # Once per episode: a line per failed accept() is what flooded the log before.
+            logger.error(
+                "espol.accept_paused error=%s connections=%d open_files=%d: accepting "
+                "again as descriptors free up",
+                errno.errorcode.get(error.errno or 0, error.errno),
+                len(self._connections),
+                open_file_limit(),
+            )
+        else:
+            self._accept_retry_delay = min(ACCEPT_RETRY_MAX, self._accept_retry_delay * 2)
+        self._schedule_accept_retry(self._accept_retry_delay)
+
+    def _schedule_accept_retry(self, delay: float) -> None:
+        if self._accept_retry is not None:
+            self._accept_retry.cancel()
+        loop = asyncio.get_running_loop()
+        self._accept_retry = loop.call_later(delay, self._retry_accepting)
+
+    def _retry_accepting(self) -> None:
+        self._accept_retry = None
+        if self._closing:
+            return
+        loop = asyncio.get_running_loop()
+        for listener in self._listeners:
+            # Level-triggered: connections already waiting make it readable at once.
+            loop.add_reader(listener.fileno(), self._accept_ready, listener)
+
+    def _log_accept_resumed(self) -> None:
+        assert self._accept_paused_since is not None
+        logger.warning(
+            "espol.accept_resumed seconds=%.1f failed_accepts=%d accepted_meanwhile=%d "
+            "connections=%d",
+            asyncio.get_running_loop().time() - self._accept_paused_since,
+            self._accept_failures,
+            self._accepted_while_paused,
+            len(self._connections),
+        )
+        self._accept_paused_since = None
+        self._accept_failures = 0
+        self._accepted_while_paused = 0
+
+    def _admit(self, sock: socket.socket, address: tuple) -> None:
+        """Take an accepted socket: count it against the caps, or mark it for refusal."""
+        sock.setblocking(False)
+        host = str(address[0]) if address else "?"
+        peer = f"{host}:{address[1]}" if address else "?"
+        key = address_key(host)
+        refusal = None
+        if self._closing:
+            refusal = "shutdown"
+        elif self._admitted >= self.max_connections:
+            refusal = "busy"
+        elif self.max_per_address and self._per_address[key] >= self.max_per_address:
+            refusal = "address"
+        if refusal is None:
+            self._admitted += 1
+            self._per_address[key] += 1
+        else:
+            self._refusals.refused(refusal, peer, self._admitted, self._per_address[key])
+            if self.ssl_context is None:
+                # Answered and closed here and now: a flood of refused connections must
+                # not hold descriptors (the 402 frame fits any empty send buffer).
+                with contextlib.suppress(OSError):
+                    sock.send(REFUSAL)
+                sock.close()
+                return
+            if self._refusing >= MAX_TLS_REFUSALS:
+                sock.close()  # too many TLS handshakes to refuse already: no reply
+                return
+            self._refusing += 1
+        task = asyncio.get_running_loop().create_task(self._handle(sock, peer, key, refusal))
+        # The loop keeps only weak references to its tasks.
+        self._tasks.add(task)
+
+    async def _handle(
+        self, sock: socket.socket, peer: str, key: str, refusal: str | None
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            reader = asyncio.StreamReader(limit=READ_LIMIT)
+            protocol = asyncio.StreamReaderProtocol(reader)
+            try:
+                transport, _ = await loop.connect_accepted_socket(
+                    lambda: protocol,
+                    sock,
+                    ssl=self.ssl_context,
+                    # A TLS handshake is part of logging in: it gets no longer.
+                    ssl_handshake_timeout=(
+                        (self.login_timeout or 60.0) if self.ssl_context else None
+                    ),
+                )
+            except (OSError, TimeoutError, ssl.SSLError):
+                sock.close()
+                logger.info("espol.handshake_failed peer=%s", peer)
+                return
+            writer = asyncio.StreamWriter(transport, protocol, reader, loop)
+            if refusal is not None:
+                await self._refuse(writer)
+                return
+            await self._serve_client(reader, writer, peer)
+        finally:
+            task = asyncio.current_task()
+            if task is not None:
+                self._tasks.discard(task)
+            if refusal is not None:
+                self._refusing -= 1
+            else:
+                self._admitted -= 1
+                self._per_address[key] -= 1
+                if self._per_address[key] <= 0:
+                    del self._per_address[key]
+                if self._accept_paused_since is not None and not self._closing:
+                    # A descriptor is about to be free: try to accept again now.
+                    self._schedule_accept_retry(0)
+
     # ------------------------------------------------------------------ one connection
 
     async def _serve_client(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer: str
     ) -> None:
-        peername = writer.get_extra_info("peername")
-        peer = f"{peername[0]}:{peername[1]}" if peername else "?"
-        if self._closing or len(self._connections) >= self.max_connections:
-            logger.warning(
-                "espol.refused peer=%s reason=busy connections=%d", peer, len(self._connections)
-            )
-            await self._refuse(writer)
-            return
         task = asyncio.current_task()
         assert task is not None
         conn = _Connection(handlers.Session(peer=peer), reader, writer)
+        if self.login_timeout is not None:
+            conn.login_deadline = asyncio.get_running_loop().time() + self.login_timeout
         self._connections[task] = conn
         writer.transport.set_write_buffer_limits(high=self.write_buffer_limit)
         logger.info("espol.connect peer=%s connections=%d", peer, len(self._connections))
@@ -299,7 +623,7 @@ class EspolServer:
             )
 
     async def _refuse(self, writer: asyncio.StreamWriter) -> None:
-        writer.write(espol.frames(Code.E_BUSY, "too many connections; try later"))
+        writer.write(REFUSAL)
         try:
             async with asyncio.timeout(1.0):
                 await writer.drain()
@@ -307,13 +631,33 @@ class EspolServer:
             pass
         writer.close()
 
+    def _read_deadline(self, conn: _Connection) -> float | None:
+        """Loop time by which the next line must have arrived: within the idle timeout,
+        and, while the session is not logged in, by its login deadline."""
+        deadlines = []
+        if self.idle_timeout is not None:
+            deadlines.append(asyncio.get_running_loop().time() + self.idle_timeout)
+        if conn.session.user is None and conn.login_deadline is not None:
+            deadlines.append(conn.login_deadline)
+        return min(deadlines, default=None)
+
+    def _timed_out(self, conn: _Connection) -> str:
+        """Why a read timed out: the login deadline passed, or the client went idle."""
+        if (
+            conn.session.user is None
+            and conn.login_deadline is not None
+            and asyncio.get_running_loop().time() >= conn.login_deadline
+        ):
+            return "login_timeout"
+        return "idle"
+
     async def _session_loop(self, reader: asyncio.StreamReader, conn: _Connection) -> str:
         while not self._closing:
             try:
-                async with asyncio.timeout(self.idle_timeout):
+                async with asyncio.timeout_at(self._read_deadline(conn)):
                     line = await reader.readuntil(b"\n")
             except asyncio.LimitOverrunError as exc:
-                ended = await self._skip_rest_of_line(reader, exc.consumed)
+                ended = await self._skip_rest_of_line(reader, conn, exc.consumed)
                 if ended is not None:
                     return ended
                 await self._send(conn, espol.frames(Code.F_PARAM, "line too long"))
@@ -323,27 +667,33 @@ class EspolServer:
                 # A half-sent last line is dropped with the connection.
                 return "shutdown" if self._closing else "eof"
             except TimeoutError:
-                return "idle"
+                return self._timed_out(conn)
             reply = await self._answer(conn, line)
             await self._send(conn, reply.encode())
             if reply.close:
                 return "quit"
+            if conn.session.user is not None:
+                conn.login_deadline = None
+            elif conn.login_deadline is None and self.login_timeout is not None:
+                # Logged out (USER again, UNSU, account closed): a new login window.
+                conn.login_deadline = asyncio.get_running_loop().time() + self.login_timeout
         return "shutdown"
 
     async def _skip_rest_of_line(
-        self, reader: asyncio.StreamReader, consumed: int
+        self, reader: asyncio.StreamReader, conn: _Connection, consumed: int
     ) -> str | None:
         """Discard an overlong line up to and including its end, holding ≤ READ_LIMIT bytes.
 
         Returns None once the line has ended, or the reason to close the connection when
-        the client closed (``"eof"``) or went quiet (``"idle"``) before the line ended: the
-        same outcomes as for a line of normal length, which the session loop reports.
+        the client closed (``"eof"``) or went quiet (``"idle"``, or ``"login_timeout"``)
+        before the line ended: the same outcomes as for a line of normal length, which
+        the session loop reports.
         """
         while True:
             # The LimitOverrunError left these bytes in the buffer: this does not wait.
             await reader.readexactly(consumed)
             try:
-                async with asyncio.timeout(self.idle_timeout):
+                async with asyncio.timeout_at(self._read_deadline(conn)):
                     await reader.readuntil(b"\n")
                 return None
             except asyncio.LimitOverrunError as again:
@@ -351,7 +701,7 @@ class EspolServer:
             except asyncio.IncompleteReadError:
                 return "eof"
             except TimeoutError:
-                return "idle"
+                return self._timed_out(conn)
 
     async def _wait_turn_to_check_password(
         self, conn: _Connection, command: espol.Pass | espol.Subs | espol.Unsu
@@ -385,7 +735,6 @@ class EspolServer:
         command = espol.parse_line(line)
         reply = handlers.immediate_reply(session, command)
         if reply is None:
-            assert self._execute is not None and self._execute_hashing is not None
             assert isinstance(command, espol.Command)
             if isinstance(command, espol.Pass | espol.Subs | espol.Unsu):
                 await self._wait_turn_to_check_password(conn, command)

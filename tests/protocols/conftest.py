@@ -61,10 +61,12 @@ class ServerThread:
 
 @pytest.fixture
 def espol_settings(settings):
-    """Short login delays so that tests sending wrong passwords stay quick."""
+    """Short login delays so that tests sending wrong passwords stay quick, and no cap per
+    address: every test client comes from 127.0.0.1 (the cap's own tests set one)."""
     settings.ESPOL_LOGIN_DELAY = 0.05
     settings.ESPOL_LOGIN_DELAY_MAX = 0.2
     settings.ESPOL_WRITE_TIMEOUT = 5.0
+    settings.ESPOL_MAX_PER_ADDRESS = 0
     return settings
 
 

@@ -44,8 +44,10 @@ class Command(BaseCommand):
 
         espol = None
         if not options["no_espol"]:
-            from legacy_tcp.server import EspolServer
+            from legacy_tcp.server import EspolServer, raise_open_file_limit
 
+            # Before Daphne starts: the web shares the raised limit and the headroom.
+            raise_open_file_limit(settings.ESPOL_MAX_CONNECTIONS)
             espol = EspolServer(
                 options["espol_host"],
                 options["espol_port"],

@@ -13,7 +13,7 @@ import ssl
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from legacy_tcp.server import EspolServer
+from legacy_tcp.server import EspolServer, raise_open_file_limit
 
 
 class Command(BaseCommand):
@@ -43,6 +43,7 @@ class Command(BaseCommand):
         asyncio.run(self._serve(options, context))
 
     async def _serve(self, options: dict, context: ssl.SSLContext | None) -> None:
+        raise_open_file_limit(settings.ESPOL_MAX_CONNECTIONS)
         server = EspolServer(
             options["host"],
             options["port"],

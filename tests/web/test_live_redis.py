@@ -1,0 +1,239 @@
+"""Live game sockets across processes on the Redis channel layer: Daphne in a subprocess
+on the test database, browsers' sockets over loopback, moves published by this process.
+
+The first test is the scale-out failure these settings fix: with redis-py 8 an idle
+consumer's blocking read of the layer timed out and the socket closed with 1011. The
+second is what makes any drop harmless: a page that reconnects gets what it missed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+import websockets
+from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
+from channels_redis.core import RedisChannelLayer
+from django.conf import settings
+from django.db import connection
+from django.test import Client
+
+from games import services
+
+pytestmark = [pytest.mark.redis, pytest.mark.django_db(transaction=True)]
+
+# The database calls below go through database_sync_to_async, which closes the thread's
+# connection after each call: on PostgreSQL a connection left open in that thread would
+# keep the test database from being dropped.
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Three of the layer's blocking pops (5 s each): with the socket timeout equal to the
+# pop, the first idle socket closed after one and one more after each further pop.
+IDLE_SECONDS = 3 * RedisChannelLayer.brpop_timeout
+# Only there so that a broken server fails the test instead of hanging it.
+FRAME_TIMEOUT = 15.0
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _database_url() -> str:
+    """The URL of the test database this pytest process uses, for the server process."""
+    db = connection.settings_dict
+    if db["ENGINE"] == "django.db.backends.sqlite3":
+        return f"sqlite:///{db['NAME']}"
+    auth = quote(db["USER"] or "")
+    if db.get("PASSWORD"):
+        auth += ":" + quote(db["PASSWORD"])
+    return f"postgresql://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+class DaphneProcess:
+    """``daphne ajedrez.asgi:application`` with this environment's REDIS_URL."""
+
+    def __init__(self, database_url: str, log_path: Path) -> None:
+        self.port = _free_port()
+        self.log_path = log_path
+        env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "DJANGO_SETTINGS_MODULE": "ajedrez.settings",
+            "SECRET_KEY": settings.SECRET_KEY,
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "LOG_LEVEL": "WARNING",
+        }
+        with open(log_path, "wb") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port),
+                 "ajedrez.asgi:application"],
+                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return
+            except OSError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.kill()
+                    pytest.fail(f"daphne did not start:\n{self.log()[-3000:]}")
+                time.sleep(0.1)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def kill(self) -> None:
+        """End the process at once: its sockets drop without a closing handshake."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+        self.process.wait(10)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def _wait_for_server_sessions_to_end(timeout: float = 5.0) -> None:
+    """PostgreSQL ends a dead client's backend a moment after the client exits; the
+    tables cannot be flushed for the next test before it has."""
+    if connection.vendor != "postgresql":
+        return
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+            if cursor.fetchone()[0] == 0:
+                return
+            time.sleep(0.1)
+
+
+@pytest.fixture
+def daphne(transactional_db, tmp_path) -> Iterator[Callable[[], DaphneProcess]]:
+    started: list[DaphneProcess] = []
+    database_url = _database_url()
+
+    def start() -> DaphneProcess:
+        server = DaphneProcess(database_url, tmp_path / f"daphne-{len(started)}.log")
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+    _wait_for_server_sessions_to_end()
+
+
+def cookie_for(user) -> str:
+    client = Client()
+    client.force_login(user)
+    name = settings.SESSION_COOKIE_NAME
+    return f"{name}={client.cookies[name].value}"
+
+
+@pytest.fixture
+def cookies(alice, bob, carol) -> dict[str, str]:
+    return {u.username: cookie_for(u) for u in (alice, bob, carol)}
+
+
+async def open_game_socket(
+    server: DaphneProcess, game_id: int, cookie: str, *, after: int = 0
+) -> tuple[websockets.ClientConnection, dict]:
+    """Open a game's socket as its page does and return it with the snapshot it sends."""
+    ws = await websockets.connect(
+        f"ws://127.0.0.1:{server.port}/ws/games/{game_id}/?after={after}",
+        origin=f"http://127.0.0.1:{server.port}",
+        additional_headers={"Cookie": cookie},
+        # No keep-alive pings: the socket must be really idle.
+        ping_interval=None,
+        open_timeout=FRAME_TIMEOUT,
+    )
+    snapshot = await next_frame(ws)
+    assert snapshot["type"] == "snapshot"
+    return ws, snapshot
+
+
+async def next_frame(ws: websockets.ClientConnection) -> dict:
+    try:
+        return json.loads(await asyncio.wait_for(ws.recv(), FRAME_TIMEOUT))
+    except websockets.ConnectionClosed as closed:
+        code = closed.rcvd.code if closed.rcvd else None
+        raise AssertionError(f"the server closed the socket (code {code})") from None
+
+
+async def test_idle_sockets_outlive_the_layers_blocking_pop_and_each_gets_the_next_move(
+    game, alice, cookies, daphne
+):
+    server = await sync_to_async(daphne)()
+    pages = [
+        await open_game_socket(server, game.pk, cookies[name])
+        for name in ("alice", "alice", "bob", "bob", "carol")
+    ]
+    await asyncio.sleep(IDLE_SECONDS)
+    await database_sync_to_async(services.make_move)(
+        game_id=game.pk, player=alice, move_number=1, move="e4"
+    )
+    for ws, snapshot in pages:
+        event = await next_frame(ws)
+        assert (event["type"], event["version"]) == ("event", snapshot["version"] + 1)
+        assert event["move"]["san"] == "e4"
+    for ws, _ in pages:
+        await ws.close()
+
+
+async def test_a_page_reconnecting_after_a_server_drop_gets_exactly_the_moves_it_missed(
+    game, alice, bob, cookies, play, daphne
+):
+    await database_sync_to_async(play)(game, "e4", "e5")
+    server = await sync_to_async(daphne)()
+    ws, held = await open_game_socket(server, game.pk, cookies["bob"])
+    held_moves = [m["number"] for m in held["moves"]]
+    assert held_moves == [1, 2]
+
+    await sync_to_async(server.kill)()
+    with pytest.raises(websockets.ConnectionClosed):
+        await asyncio.wait_for(ws.recv(), FRAME_TIMEOUT)
+    # Played while the page has no socket.
+    await database_sync_to_async(play)(game, "Nf3", "Nc6", "Bb5")
+
+    # The page reconnects (here to another server process) saying what it holds.
+    other = await sync_to_async(daphne)()
+    ws, snapshot = await open_game_socket(other, game.pk, cookies["bob"], after=len(held_moves))
+    assert snapshot["after"] == 2
+    assert [(m["number"], m["san"]) for m in snapshot["moves"]] == [
+        (3, "Nf3"),
+        (4, "Nc6"),
+        (5, "Bb5"),
+    ]
+    assert snapshot["version"] == held["version"] + 3
+
+    # Live events go on from there: the next move once, as the next version.
+    await database_sync_to_async(services.make_move)(
+        game_id=game.pk, player=bob, move_number=6, move="a6"
+    )
+    event = await next_frame(ws)
+    assert (event["version"], event["move"]["number"]) == (snapshot["version"] + 1, 6)
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(ws.recv(), 1.0)
+    await ws.close()
