@@ -11,12 +11,13 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from django.conf import settings
-from django.db import connection, connections
+from django.db import connections
 from django.test import Client
+
+from tests.servers import database_url_for_servers, free_port, wait_for_server_sessions_to_end
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -54,30 +55,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.e2e)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _database_url() -> str:
-    """The URL of the test database this pytest process created, for the server."""
-    db = connection.settings_dict
-    if db["ENGINE"] == "django.db.backends.sqlite3":
-        return f"sqlite:///{db['NAME']}"
-    auth = quote(db["USER"] or "")
-    if db.get("PASSWORD"):
-        auth += ":" + quote(db["PASSWORD"])
-    return f"postgresql://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
 @pytest.fixture(scope="session")
 def server_url(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[str]:
     """Daphne on a free loopback port, serving the project against the test database."""
     require_browser(CHROMIUM, os.environ)
     with django_db_blocker.unblock():
-        database_url = _database_url()
-    port = _free_port()
+        database_url = database_url_for_servers()
+    port = free_port()
     env = {
         **os.environ,
         "DATABASE_URL": database_url,
@@ -112,24 +96,7 @@ def server_url(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator
         process.kill()
         process.wait()
     with django_db_blocker.unblock():
-        _wait_for_server_sessions_to_end()
-
-
-def _wait_for_server_sessions_to_end(timeout: float = 5.0) -> None:
-    """PostgreSQL ends a dead client's backend a moment after the client exits; the
-    test database cannot be dropped until it has."""
-    if connection.vendor != "postgresql":
-        return
-    deadline = time.monotonic() + timeout
-    with connection.cursor() as cursor:
-        while time.monotonic() < deadline:
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            )
-            if cursor.fetchone()[0] == 0:
-                return
-            time.sleep(0.1)
+        wait_for_server_sessions_to_end()
 
 
 @pytest.fixture

@@ -18,7 +18,6 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 import websockets
@@ -26,10 +25,10 @@ from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels_redis.core import RedisChannelLayer
 from django.conf import settings
-from django.db import connection
 from django.test import Client
 
 from games import services
+from tests.servers import database_url_for_servers, free_port, wait_for_server_sessions_to_end
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
@@ -46,28 +45,11 @@ IDLE_SECONDS = 3 * RedisChannelLayer.brpop_timeout
 FRAME_TIMEOUT = 15.0
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _database_url() -> str:
-    """The URL of the test database this pytest process uses, for the server process."""
-    db = connection.settings_dict
-    if db["ENGINE"] == "django.db.backends.sqlite3":
-        return f"sqlite:///{db['NAME']}"
-    auth = quote(db["USER"] or "")
-    if db.get("PASSWORD"):
-        auth += ":" + quote(db["PASSWORD"])
-    return f"postgresql://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
 class DaphneProcess:
     """``daphne ajedrez.asgi:application`` with this environment's REDIS_URL."""
 
     def __init__(self, database_url: str, log_path: Path) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.log_path = log_path
         env = {
             **os.environ,
@@ -112,27 +94,10 @@ class DaphneProcess:
                 self.kill()
 
 
-def _wait_for_server_sessions_to_end(timeout: float = 5.0) -> None:
-    """PostgreSQL ends a dead client's backend a moment after the client exits; the
-    tables cannot be flushed for the next test before it has."""
-    if connection.vendor != "postgresql":
-        return
-    deadline = time.monotonic() + timeout
-    with connection.cursor() as cursor:
-        while time.monotonic() < deadline:
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            )
-            if cursor.fetchone()[0] == 0:
-                return
-            time.sleep(0.1)
-
-
 @pytest.fixture
 def daphne(transactional_db, tmp_path) -> Iterator[Callable[[], DaphneProcess]]:
     started: list[DaphneProcess] = []
-    database_url = _database_url()
+    database_url = database_url_for_servers()
 
     def start() -> DaphneProcess:
         server = DaphneProcess(database_url, tmp_path / f"daphne-{len(started)}.log")
@@ -142,7 +107,7 @@ def daphne(transactional_db, tmp_path) -> Iterator[Callable[[], DaphneProcess]]:
     yield start
     for server in started:
         server.stop()
-    _wait_for_server_sessions_to_end()
+    wait_for_server_sessions_to_end()
 
 
 def cookie_for(user) -> str:
