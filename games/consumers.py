@@ -50,7 +50,10 @@ RATE_LIMIT_SECONDS = 20.0
 # Close codes (4000–4999 are free for applications).
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
-CLOSE_FRAME_TOO_LARGE = 1009
+# Not 1009 ("message too big"): that code is the protocol's own, and Daphne's WebSocket
+# library refuses to send it from an application (it raised, and the socket closed with
+# 1011 and a traceback). 4413 echoes HTTP's "payload too large".
+CLOSE_FRAME_TOO_LARGE = 4413
 CLOSE_RATE_LIMITED = 4429
 
 
@@ -187,7 +190,8 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
             return
         try:
             message = json.loads(text_data)
-        except ValueError:
+        except (ValueError, RecursionError):
+            # RecursionError: JSON nested thousands deep (a few KB of brackets).
             await self.send_json(error_frame("malformed_json", _("The message is not JSON.")))
             return
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):

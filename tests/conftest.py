@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 from django.conf import settings as django_settings
@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 
 from games import services
 from games.models import Game
+from tests.servers import DaphneProcess, database_url_for_servers, wait_for_server_sessions_to_end
 
 User = get_user_model()
 
@@ -112,3 +113,19 @@ def play() -> Callable[..., Game]:
 def game(alice, bob, start_game) -> Game:
     """A fresh game: alice has white, bob black."""
     return start_game(alice, bob)
+
+
+@pytest.fixture
+def daphne(transactional_db, tmp_path) -> Iterator[Callable[[], DaphneProcess]]:
+    started: list[DaphneProcess] = []
+    database_url = database_url_for_servers()
+
+    def start() -> DaphneProcess:
+        server = DaphneProcess(database_url, tmp_path / f"daphne-{len(started)}.log")
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+    wait_for_server_sessions_to_end()

@@ -10,13 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -28,7 +21,7 @@ from django.conf import settings
 from django.test import Client
 
 from games import services
-from tests.servers import database_url_for_servers, free_port, wait_for_server_sessions_to_end
+from tests.servers import DaphneProcess
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
@@ -43,71 +36,6 @@ ROOT = Path(__file__).resolve().parents[2]
 IDLE_SECONDS = 3 * RedisChannelLayer.brpop_timeout
 # Only there so that a broken server fails the test instead of hanging it.
 FRAME_TIMEOUT = 15.0
-
-
-class DaphneProcess:
-    """``daphne ajedrez.asgi:application`` with this environment's REDIS_URL."""
-
-    def __init__(self, database_url: str, log_path: Path) -> None:
-        self.port = free_port()
-        self.log_path = log_path
-        env = {
-            **os.environ,
-            "DATABASE_URL": database_url,
-            "DJANGO_SETTINGS_MODULE": "ajedrez.settings",
-            "SECRET_KEY": settings.SECRET_KEY,
-            "ALLOWED_HOSTS": "127.0.0.1",
-            "LOG_LEVEL": "WARNING",
-        }
-        with open(log_path, "wb") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port),
-                 "ajedrez.asgi:application"],
-                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-            )
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    return
-            except OSError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    self.kill()
-                    pytest.fail(f"daphne did not start:\n{self.log()[-3000:]}")
-                time.sleep(0.1)
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")
-
-    def kill(self) -> None:
-        """End the process at once: its sockets drop without a closing handshake."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-        self.process.wait(10)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-
-@pytest.fixture
-def daphne(transactional_db, tmp_path) -> Iterator[Callable[[], DaphneProcess]]:
-    started: list[DaphneProcess] = []
-    database_url = database_url_for_servers()
-
-    def start() -> DaphneProcess:
-        server = DaphneProcess(database_url, tmp_path / f"daphne-{len(started)}.log")
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
-    wait_for_server_sessions_to_end()
 
 
 def cookie_for(user) -> str:
