@@ -13,8 +13,12 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from ajedrez import body_limit  # noqa: E402
 from ajedrez.origin import SameOriginValidator  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
+
+# Request bodies over the limit are refused by Daphne's request before they are read.
+body_limit.install()
 
 application = ProtocolTypeRouter(
     {
