@@ -136,7 +136,10 @@ if REDIS_URL:
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # channels' in-memory layer with expiry that is not O(n) per delivery (see the module).
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "ajedrez.channel_layers.LazyExpiryInMemoryChannelLayer"}
+    }
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",

@@ -86,7 +86,9 @@ def test_redis_url_picks_the_redis_channel_layer():
 
 def test_without_redis_url_the_in_memory_layer_is_used():
     layers = settings_under({})["layers"]
-    assert layers["default"]["BACKEND"] == "channels.layers.InMemoryChannelLayer"
+    assert layers["default"]["BACKEND"] == (
+        "ajedrez.channel_layers.LazyExpiryInMemoryChannelLayer"
+    )
 
 
 def test_debug_is_off_unless_asked_for():
