@@ -7,7 +7,8 @@ import datetime as dt
 import json
 
 import pytest
-from asgiref.sync import sync_to_async
+from asgiref.sync import SyncToAsync, sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -19,6 +20,7 @@ from accounts import selectors as account_selectors
 from accounts import services as accounts_services
 from ajedrez.asgi import application
 from games import consumers, selectors, services, state
+from games.events import game_group, player_group
 from games.models import Game
 
 User = get_user_model()
@@ -728,3 +730,49 @@ async def test_what_an_event_says_is_computed_once_for_all_sockets(
     assert all(f["dests"] == frames[0]["dests"] for f in frames)
     for comm, _ in sockets:
         await comm.disconnect()
+
+
+async def test_relaying_an_event_costs_no_thread_hop_on_any_socket(
+    game, cookies, alice, bob, monkeypatch
+):
+    # A hop to the database thread per socket and event (channels closes stale
+    # connections before every handler) was most of a broadcast to a thousand watchers.
+    sockets = [await open_game(game.pk, cookies[name]) for name in ("alice", "bob")]
+    sockets += [await open_game(game.pk, cookies["carol"]) for _ in range(5)]
+    dashboards = []
+    for name in ("alice", "bob"):
+        dashboard = communicator("/ws/player/", cookies[name])
+        await dashboard.connect()
+        assert (await dashboard.receive_json_from(timeout=5))["type"] == "hello"
+        dashboards.append(dashboard)
+    moved = await sync_to_async(services.make_move)(
+        game_id=game.pk, player=alice, move_number=1, move="e4"
+    )
+    for comm, _ in sockets:
+        await receive_until(comm, "event")
+    for dashboard in dashboards:
+        await receive_until(dashboard, "event")
+    # The next event goes straight to the layer, so that only its delivery is counted.
+    message = await sync_to_async(lambda: state.event_message(
+        Game.objects.get(pk=moved.pk), "draw_offered"
+    ))()
+    hops = []
+    real_call = SyncToAsync.__call__
+
+    async def counted(self, *args, **kwargs):
+        hops.append(getattr(self.func, "__name__", repr(self.func)))
+        return await real_call(self, *args, **kwargs)
+
+    monkeypatch.setattr(SyncToAsync, "__call__", counted)
+    layer = get_channel_layer()
+    for group in (game_group(game.pk), player_group(alice.pk), player_group(bob.pk)):
+        await layer.group_send(group, message)
+    for comm, _ in sockets:
+        assert (await receive_until(comm, "event"))["event"] == "draw_offered"
+    for dashboard in dashboards:
+        assert (await receive_until(dashboard, "event"))["event"] == "draw_offered"
+    assert hops == []
+    for comm, _ in sockets:
+        await comm.disconnect()
+    for dashboard in dashboards:
+        await dashboard.disconnect()
