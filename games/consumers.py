@@ -361,9 +361,11 @@ class GameConsumer(LimitedJsonConsumer):
         await self.send_snapshot(after=after)
 
     async def game_event(self, event: dict[str, Any]) -> None:
-        """Relay an event of :mod:`games.events`: the read model built it once for every
-        socket, so this only hides what is for the players from watchers."""
-        await self.send_json(state.frame_for(event, is_player=self.is_player))
+        """Relay an event of :mod:`games.events`: the read model built and serialized its
+        frames once for every socket; a player's shows the claimable draw, a watcher's
+        does not."""
+        audience = state.PLAYER if self.is_player else state.WATCHER
+        await self.send(text_data=state.frame_text(event, audience))
 
 
 class PlayerConsumer(LimitedJsonConsumer):
@@ -393,7 +395,7 @@ class PlayerConsumer(LimitedJsonConsumer):
         )
 
     async def game_event(self, event: dict[str, Any]) -> None:
-        await self.send_json(state.dashboard_frame(event, kind="game"))
+        await self.send(text_data=state.frame_text(event, state.DASHBOARD))
 
     async def challenge_event(self, event: dict[str, Any]) -> None:
         await self.send_json(state.dashboard_frame(event, kind="challenge"))

@@ -776,3 +776,33 @@ async def test_relaying_an_event_costs_no_thread_hop_on_any_socket(
         await comm.disconnect()
     for dashboard in dashboards:
         await dashboard.disconnect()
+
+
+async def test_each_kind_of_socket_sends_the_frame_the_read_model_made_for_it(
+    game, cookies, play
+):
+    # A claimable draw after the move: players see it, watchers and dashboards do not.
+    game = await sync_to_async(play)(game, "Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1")
+    white, _ = await open_game(game.pk, cookies["alice"])
+    watcher, _ = await open_game(game.pk, cookies["carol"])
+    dashboard = communicator("/ws/player/", cookies["alice"])
+    await dashboard.connect()
+    await dashboard.receive_json_from(timeout=5)
+    bob = await sync_to_async(User.objects.get)(username="bob")
+    await sync_to_async(services.make_move)(game_id=game.pk, player=bob, move_number=8, move="Ng8")
+    stored = await fresh(game)
+    move = await sync_to_async(lambda: stored.moves.get(number=8))()
+    content = {
+        k: v
+        for k, v in (await sync_to_async(state.event_message)(
+            stored, "move", move=state.move_state(move)
+        )).items()
+        if k != "frames"
+    }
+    assert await receive_until(white, "event") == state.frame_for(content, is_player=True)
+    assert await receive_until(watcher, "event") == state.frame_for(content, is_player=False)
+    assert await receive_until(dashboard, "event") == state.dashboard_frame(content, kind="game")
+    assert state.frame_for(content, is_player=True)["claimable"] == "threefold_repetition"
+    assert state.frame_for(content, is_player=False)["claimable"] is None
+    for comm in (white, watcher, dashboard):
+        await comm.disconnect()
