@@ -37,7 +37,7 @@ from django.utils.translation import gettext as _
 from accounts.events import account_group, session_group
 from accounts.selectors import is_live_session
 from games import errors, selectors, services, state
-from games.events import game_group, player_group
+from games.events import game_group, game_players_group, player_group
 
 logger = logging.getLogger(__name__)
 
@@ -248,6 +248,7 @@ class GameConsumer(LimitedJsonConsumer):
 
     game_id: int
     is_player: bool
+    group: str
     database_free_handlers = frozenset({"account_closed", "game_event"})
 
     async def join(self) -> None:
@@ -258,9 +259,15 @@ class GameConsumer(LimitedJsonConsumer):
             await self.refuse(CLOSE_NOT_FOUND)
             return
         self.is_player = game.colour_of(self.user.pk) is not None
+        # The players' pages have a group of their own, sent each event before the
+        # watchers' group: a player never waits behind the spectators.
+        if self.is_player:
+            self.group = game_players_group(self.game_id)
+        else:
+            self.group = game_group(self.game_id)
         # Join before reading the snapshot: an event published in between is then both
         # in the snapshot and queued, and the page drops the copy by its version.
-        await self.channel_layer.group_add(game_group(self.game_id), self.channel_name)
+        await self.channel_layer.group_add(self.group, self.channel_name)
         self.joined = True
         await self.accept()
         # A page that reconnects says how many moves it has (``?after=n``) and gets only
@@ -274,7 +281,7 @@ class GameConsumer(LimitedJsonConsumer):
 
     async def leave(self) -> None:
         if getattr(self, "joined", False):
-            await self.channel_layer.group_discard(game_group(self.game_id), self.channel_name)
+            await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def send_snapshot(self, *, after: int) -> None:
         def read() -> dict[str, Any]:

@@ -20,7 +20,7 @@ from accounts import selectors as account_selectors
 from accounts import services as accounts_services
 from ajedrez.asgi import application
 from games import consumers, selectors, services, state
-from games.events import game_group, player_group
+from games.events import game_group, game_players_group, player_group
 from games.models import Game
 
 User = get_user_model()
@@ -765,7 +765,8 @@ async def test_relaying_an_event_costs_no_thread_hop_on_any_socket(
 
     monkeypatch.setattr(SyncToAsync, "__call__", counted)
     layer = get_channel_layer()
-    for group in (game_group(game.pk), player_group(alice.pk), player_group(bob.pk)):
+    groups = [game_players_group(game.pk), player_group(alice.pk), player_group(bob.pk)]
+    for group in [*groups, game_group(game.pk)]:
         await layer.group_send(group, message)
     for comm, _ in sockets:
         assert (await receive_until(comm, "event"))["event"] == "draw_offered"
@@ -776,6 +777,52 @@ async def test_relaying_an_event_costs_no_thread_hop_on_any_socket(
         await comm.disconnect()
     for dashboard in dashboards:
         await dashboard.disconnect()
+
+
+def noting_event_frames(name: str, log: list[str]):
+    """The project's application, noting in ``log`` each event frame a socket sends."""
+
+    async def app(scope, receive, send):
+        async def send_and_note(message):
+            text = message.get("text")
+            if message["type"] == "websocket.send" and text and json.loads(text)["type"] == "event":
+                log.append(name)
+            await send(message)
+
+        await application(scope, receive, send_and_note)
+
+    return app
+
+
+async def test_the_players_pages_hear_an_event_before_any_watchers_page(game, cookies, alice):
+    log: list[str] = []
+    sockets = []
+    # Watchers open their pages first: arrival follows who the event is for, not who
+    # joined first.
+    watcher, white, black = (
+        ("watcher", cookies["carol"]), ("alice", cookies["alice"]), ("bob", cookies["bob"])
+    )
+    pages = [watcher, watcher, white, watcher, watcher, black]
+    for name, cookie in pages:
+        comm = WebsocketCommunicator(
+            noting_event_frames(name, log),
+            f"/ws/games/{game.pk}/",
+            headers=[(b"host", b"localhost"), ORIGIN, (b"cookie", cookie)],
+        )
+        assert (await comm.connect())[0]
+        assert (await comm.receive_json_from(timeout=5))["type"] == "snapshot"
+        sockets.append(comm)
+    await sync_to_async(services.make_move)(
+        game_id=game.pk, player=alice, move_number=1, move="e4"
+    )
+    for comm in sockets:
+        assert (await receive_until(comm, "event"))["version"] == game.version + 1
+    # Each page once (a player's page is not also a watcher's), players first.
+    assert sorted(log[:2]) == ["alice", "bob"]
+    assert log[2:] == ["watcher"] * 4
+    for comm in sockets:
+        assert await comm.receive_nothing(timeout=0.1)
+        await comm.disconnect()
 
 
 async def test_each_kind_of_socket_sends_the_frame_the_read_model_made_for_it(
