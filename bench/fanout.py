@@ -3,17 +3,20 @@
 Starts a real Daphne (``ajedrez.asgi:application``) in a subprocess on a scratch
 database, opens the game page's socket of both players (in this process) and of
 ``--spectators`` watchers (in ``--client-processes`` separate client processes), each
-logged in with its own session cookie as a browser is. Then plays ``--moves`` moves, each
-sent over the mover's socket, and for each move takes the time from just before the
+logged in with its own session cookie as a browser is. Then plays ``--warmup`` moves (not
+counted: a fresh server's first move pays for what is loaded once) and ``--moves`` moves,
+each sent over the mover's socket, and for each move takes the time from just before the
 mover's socket sends it to the arrival of the ``event`` frame on the opponent's socket and
 on every spectator's socket. The next move starts once every socket has the last one.
 
     python bench/fanout.py [--spectators 1000] [--moves 20] [--layer memory|redis] [--quick]
+                           [--warmup 1] [--per-move] [--profile PATH]
 
 Prints p50 / p99 / max for the spectators and the opponent, frames lost (not arrived
-within ``--timeout``), the server's CPU time per socket per event over the moves, the
-server's RSS per 1,000 sockets (growth while the spectators connect), and the clients'
-own CPU, so that a busy client can be told from a slow server.
+within ``--timeout``), the server's CPU time per socket per event over the moves and how
+long its event loop waited for a CPU meanwhile (other work on the machine), the server's
+RSS per 1,000 sockets (growth while the spectators connect), and the clients' own CPU, so
+that a busy client or a busy machine can be told from a slow server.
 
 The database is ``DATABASE_URL`` when set (it is flushed and filled: give it a scratch
 database), else a temporary SQLite file. ``--layer redis`` uses ``REDIS_URL`` (default
@@ -84,6 +87,12 @@ def process_cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     ticks = int(fields[11]) + int(fields[12])
     return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def runqueue_wait_seconds(pid: int) -> float:
+    """How long the main thread of ``pid`` (the server's event loop) has waited, runnable,
+    for a CPU: on a machine shared with other work, time no code of ours could shorten."""
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
 
 
 def process_rss_mb(pid: int) -> float:
@@ -368,7 +377,8 @@ async def drive(args: argparse.Namespace, port: int, game_id: int, white_cookie:
         cookie_file.write_text(json.dumps(chunk))
         process = await asyncio.create_subprocess_exec(
             sys.executable, __file__, "--role", "spectators", "--port", str(port),
-            "--game", str(game_id), "--cookies", str(cookie_file), "--moves", str(args.moves),
+            "--game", str(game_id), "--cookies", str(cookie_file),
+            "--moves", str(args.warmup + args.moves),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             limit=2**30,
         )
@@ -383,27 +393,12 @@ async def drive(args: argparse.Namespace, port: int, game_id: int, white_cookie:
     await asyncio.sleep(1.0)  # let the server finish the handshakes' work
     rss_all = process_rss_mb(server_pid)
 
-    line = move_line(args.moves)
+    warmup = args.warmup
+    line = move_line(warmup + args.moves)
     sent: list[int] = []
-    opponent_ms: list[float] = []
-    lost_opponent = 0
-    for process in clients:
-        assert process.stdin is not None
-        process.stdin.write(b"start\n")
-        await process.stdin.drain()
-    profiler = None
-    if args.profile:
-        # Sampled over the moves only; folded stacks (flamegraph.pl or speedscope read them).
-        profiler = subprocess.Popen(
-            ["py-spy", "record", "--pid", str(server_pid), "--format", "raw", "--rate", "250",
-             "--nonblocking", "--output", args.profile],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        await asyncio.sleep(1.0)
-    cpu_server = process_cpu_seconds(server_pid)
-    cpu_driver = own_cpu_seconds()
-    started = time.monotonic()
-    for step, uci in enumerate(line):
+    opponent_ms: list[float | None] = []
+
+    async def play(step: int, uci: str) -> None:
         version = base + step + 1
         mover, opponent = (players[0], players[1]) if step % 2 == 0 else (players[1], players[0])
         message = json.dumps({"type": "move", "number": step + 1, "move": uci})
@@ -411,7 +406,7 @@ async def drive(args: argparse.Namespace, port: int, game_id: int, white_cookie:
         await mover.ws.send(message)
         sent.append(t0)
 
-        async def complete(process: Any, version: int = version) -> None:
+        async def complete(process: Any) -> None:
             while True:
                 words = (await process.stdout.readline()).decode().split()
                 if not words:
@@ -430,20 +425,43 @@ async def drive(args: argparse.Namespace, port: int, game_id: int, white_cookie:
         for player in players:
             if player.errors:
                 raise SystemExit(f"{player.name} got an error: {player.errors}")
-        if version in opponent.arrivals:
-            opponent_ms.append((opponent.arrivals[version] - t0) / 1e6)
-        else:
-            lost_opponent += 1
+        arrived = opponent.arrivals.get(version)
+        opponent_ms.append(None if arrived is None else (arrived - t0) / 1e6)
         if args.gap:
             await asyncio.sleep(args.gap)
+
+    # The first moves of a fresh server pay for imports and caches filled once; they are
+    # played but not counted.
+    for step in range(warmup):
+        await play(step, line[step])
+    for process in clients:
+        assert process.stdin is not None
+        process.stdin.write(b"start\n")
+        await process.stdin.drain()
+    profiler = None
+    if args.profile:
+        # Sampled over the moves only; folded stacks (flamegraph.pl or speedscope read them).
+        profiler = subprocess.Popen(
+            ["py-spy", "record", "--pid", str(server_pid), "--format", "raw", "--rate", "250",
+             "--nonblocking", "--output", args.profile],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        await asyncio.sleep(1.0)
+    cpu_server = process_cpu_seconds(server_pid)
+    waited = runqueue_wait_seconds(server_pid)
+    cpu_driver = own_cpu_seconds()
+    started = time.monotonic()
+    for step in range(warmup, len(line)):
+        await play(step, line[step])
     elapsed = time.monotonic() - started
     cpu_server = process_cpu_seconds(server_pid) - cpu_server
+    waited = runqueue_wait_seconds(server_pid) - waited
     cpu_driver = own_cpu_seconds() - cpu_driver
     if profiler is not None:
         profiler.send_signal(signal.SIGINT)
         profiler.wait(timeout=60)
 
-    spectator_ms: list[float] = []
+    per_move: list[list[float]] = [[] for _ in range(args.moves)]
     lost_spectators = 0
     cpu_clients = 0.0
     for process in clients:
@@ -458,21 +476,26 @@ async def drive(args: argparse.Namespace, port: int, game_id: int, white_cookie:
                 break
         result = json.loads(raw[len(b"result "):])
         cpu_clients += result["cpu"]
-        for step, arrivals in enumerate(result["arrivals"]):
+        for step, arrivals in enumerate(result["arrivals"][warmup:], start=warmup):
             for arrived in arrivals:
                 if arrived:
-                    spectator_ms.append((arrived - sent[step]) / 1e6)
+                    per_move[step - warmup].append((arrived - sent[step]) / 1e6)
                 else:
                     lost_spectators += 1
         await process.wait()
     for player in players:
         player.task.cancel()
+    counted = opponent_ms[warmup:]
     return {
-        "spectator_ms": sorted(spectator_ms),
-        "opponent_ms": sorted(opponent_ms),
+        "spectator_ms": sorted(ms for move in per_move for ms in move),
+        "opponent_ms": sorted(ms for ms in counted if ms is not None),
+        "per_move": [
+            (sorted(move), opponent) for move, opponent in zip(per_move, counted, strict=True)
+        ],
         "lost_spectators": lost_spectators,
-        "lost_opponent": lost_opponent,
+        "lost_opponent": sum(ms is None for ms in counted),
         "cpu_server": cpu_server,
+        "waited": waited,
         "cpu_clients": cpu_clients,
         "cpu_driver": cpu_driver,
         "elapsed": elapsed,
@@ -494,17 +517,23 @@ def report(args: argparse.Namespace, figures: dict[str, Any], layer_name: str,
 
     deliveries = moves * sockets
     rss_growth = figures["rss_all"] - figures["rss_players"]
-    print(f"fanout: {n} spectators + 2 players, {moves} moves over the mover's socket; "
-          f"{layer_name}, {database}")
+    print(f"fanout: {n} spectators + 2 players, {moves} moves over the mover's socket "
+          f"(after {args.warmup} not counted); {layer_name}, {database}")
     print(f"machine: load average {load}; CPU reference {reference:.0f} µs; "
           f"{n} spectators connected in {figures['connect_seconds']:.1f} s")
     print(f"  spectators  {line(spectators)}  lost {figures['lost_spectators']} of {n * moves}")
     print(f"  opponent    {line(opponent)}  lost {figures['lost_opponent']} of {moves}")
     print(f"  server CPU  {figures['cpu_server']:.2f} s over {figures['elapsed']:.1f} s of moves"
-          f" = {figures['cpu_server'] / deliveries * 1e6:.0f} µs per socket per event")
+          f" = {figures['cpu_server'] / deliveries * 1e6:.0f} µs per socket per event;"
+          f" its loop waited {figures['waited']:.2f} s for a CPU")
     print(f"  server RSS  {figures['rss_players']:.1f} MB with the players' sockets, "
           f"{figures['rss_all']:.1f} MB with the spectators: "
           f"{rss_growth / max(n, 1) * 1000:.1f} MB per 1,000 sockets")
+    if args.per_move:
+        for number, (values, opponent_at) in enumerate(figures["per_move"], start=1):
+            shown = "lost" if opponent_at is None else f"{opponent_at:.1f} ms"
+            print(f"    move {number:3d}: spectators p50 {percentile(values, 0.5):7.1f} ms, "
+                  f"max {values[-1] if values else math.nan:7.1f} ms; opponent {shown}")
     print(f"  client CPU  spectators' processes {figures['cpu_clients']:.2f} s "
           f"({figures['cpu_clients'] / max(n * moves, 1) * 1e6:.0f} µs per frame, "
           f"{figures['cpu_clients'] / figures['elapsed'] * 100:.0f} % of one core); "
@@ -519,6 +548,10 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="100 spectators, 5 moves")
     parser.add_argument("--client-processes", type=int, default=1,
                         help="processes the spectators' sockets are split over")
+    parser.add_argument("--warmup", type=int, default=1,
+                        help="moves played first and not counted (a fresh server's first)")
+    parser.add_argument("--per-move", action="store_true",
+                        help="also print each move's figures")
     parser.add_argument("--gap", type=float, default=0.05,
                         help="seconds between a move's last arrival and the next move")
     parser.add_argument("--timeout", type=float, default=30.0,
