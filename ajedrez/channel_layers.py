@@ -5,7 +5,8 @@ channels' :class:`channels.layers.InMemoryChannelLayer` (4.3) runs ``_clean_expi
 the start of every ``receive`` and ``group_send``: it walks every channel's queue and every
 group membership of the process. Each open socket waits in ``receive`` and calls it again
 after each message, so one event broadcast to *n* sockets walks everything *n* times:
-O(n²) per event (369 µs per delivery at 1,000 sockets, see ``docs/benchmarks.md``).
+O(n²) per event (at 1,000 watchers, each with its account's and session's groups, a
+move took seconds to reach them: ``docs/benchmarks.md``).
 Upstream has not changed this as of channels 4.3.2; its maintainers keep the in-memory
 layer for tests and single processes, which is what the embedded default is.
 

@@ -99,7 +99,8 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
         through ``sync_to_async``: a hop to the database thread and back for each event
         each socket relays. Relaying an event reads no database, and every call that
         does goes through ``database_sync_to_async``, which closes stale connections
-        around itself; with a thousand watchers, those hops were most of a broadcast.
+        around itself. With a thousand watchers those hops were two fifths of the
+        server's work per event (``docs/benchmarks.md``).
         """
         name = get_handler_name(message)
         if name in self.database_free_handlers:
