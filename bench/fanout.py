@@ -55,6 +55,7 @@ DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/5"
 # Connections opened at once by one client process: Daphne's listen backlog and the
 # handshake's database work stay reasonable.
 CONNECT_CONCURRENCY = 50
+CONNECT_ATTEMPTS = 5
 
 
 # --------------------------------------------------------------------------- helpers
@@ -136,6 +137,7 @@ async def run_spectators(port: int, game_id: int, cookies: list[str], moves: int
     """A client process: ``cookies`` spectators' sockets; commands on stdin, results on
     stdout (``ready <version>``, ``got <version>`` per complete move, ``result <json>``)."""
     from websockets.asyncio.client import connect
+    from websockets.exceptions import InvalidHandshake
 
     url = f"ws://127.0.0.1:{port}/ws/games/{game_id}/"
     origin = f"http://127.0.0.1:{port}"
@@ -144,15 +146,28 @@ async def run_spectators(port: int, game_id: int, cookies: list[str], moves: int
     versions: list[int] = [0] * count
     gate = asyncio.Semaphore(CONNECT_CONCURRENCY)
 
+    retries = 0
+
     async def open_one(index: int) -> None:
+        nonlocal retries
         async with gate:
-            ws = await connect(
-                url,
-                additional_headers={"Cookie": cookies[index], "Origin": origin},
-                ping_interval=None,  # Daphne pings; the clients only answer
-                open_timeout=120,
-                max_queue=None,
-            )
+            for attempt in range(CONNECT_ATTEMPTS):
+                try:
+                    ws = await connect(
+                        url,
+                        additional_headers={"Cookie": cookies[index], "Origin": origin},
+                        ping_interval=None,  # Daphne pings; the clients only answer
+                        open_timeout=120,
+                        max_queue=None,
+                    )
+                    break
+                except (OSError, InvalidHandshake):
+                    # A server slow to accept (Daphne drops a handshake its application
+                    # has not answered in 5 s) is retried, as a page reconnects.
+                    if attempt == CONNECT_ATTEMPTS - 1:
+                        raise
+                    retries += 1
+                    await asyncio.sleep(1.0)
             kind, version = frame_version(await ws.recv())
             if kind != "snapshot":
                 raise SystemExit(f"spectator {index}: first frame was {kind}")
@@ -179,7 +194,7 @@ async def run_spectators(port: int, game_id: int, cookies: list[str], moves: int
                     sys.stdout.flush()
 
     listeners = [asyncio.create_task(listen(i, ws)) for i, ws in enumerate(sockets)]
-    write(f"ready {base}\n")
+    write(f"ready {base} {retries}\n")
     sys.stdout.flush()
     loop = asyncio.get_running_loop()
     cpu_start = cpu_end = own_cpu_seconds()
@@ -384,11 +399,13 @@ async def drive(args: argparse.Namespace, port: int, game_id: int, white_cookie:
         )
         clients.append(process)
     connect_started = time.monotonic()
+    retries = 0
     for process in clients:
         assert process.stdout is not None
         line = (await process.stdout.readline()).decode().split()
         if not line or line[0] != "ready" or int(line[1]) != base:
             raise SystemExit(f"a client process did not get ready: {line}")
+        retries += int(line[2])
     connect_seconds = time.monotonic() - connect_started
     await asyncio.sleep(1.0)  # let the server finish the handshakes' work
     rss_all = process_rss_mb(server_pid)
@@ -502,6 +519,7 @@ async def drive(args: argparse.Namespace, port: int, game_id: int, white_cookie:
         "rss_players": rss_players,
         "rss_all": rss_all,
         "connect_seconds": connect_seconds,
+        "connect_retries": retries,
     }
 
 
@@ -520,7 +538,8 @@ def report(args: argparse.Namespace, figures: dict[str, Any], layer_name: str,
     print(f"fanout: {n} spectators + 2 players, {moves} moves over the mover's socket "
           f"(after {args.warmup} not counted); {layer_name}, {database}")
     print(f"machine: load average {load}; CPU reference {reference:.0f} µs; "
-          f"{n} spectators connected in {figures['connect_seconds']:.1f} s")
+          f"{n} spectators connected in {figures['connect_seconds']:.1f} s "
+          f"({figures['connect_retries']} handshakes retried)")
     print(f"  spectators  {line(spectators)}  lost {figures['lost_spectators']} of {n * moves}")
     print(f"  opponent    {line(opponent)}  lost {figures['lost_opponent']} of {moves}")
     print(f"  server CPU  {figures['cpu_server']:.2f} s over {figures['elapsed']:.1f} s of moves"
