@@ -7,7 +7,8 @@ group membership of the process. Each open socket waits in ``receive`` and calls
 after each message, so one event broadcast to *n* sockets walks everything *n* times:
 O(n²) per event (at 1,000 watchers, each with its account's and session's groups, a
 move took seconds to reach them: ``docs/benchmarks.md``).
-Upstream has not changed this as of channels 4.3.2; its maintainers keep the in-memory
+Upstream has not changed this as of channels 4.3.2 (its 2024 rework of this layer,
+django/channels#1976, kept the sweep on every call); its maintainers keep the in-memory
 layer for tests and single processes, which is what the embedded default is.
 
 This subclass keeps upstream's data structures and its sweep (``_clean_expired``, untouched)
