@@ -576,7 +576,7 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=30.0,
                         help="seconds after which a frame not arrived counts as lost")
     parser.add_argument("--profile", metavar="PATH",
-                        help="sample the server with py-spy during the moves into PATH")
+                        help="sample the server with py-spy (installed apart) into PATH")
     parser.add_argument("--role", default="driver", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--game", type=int, help=argparse.SUPPRESS)
