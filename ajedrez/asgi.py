@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -28,3 +29,12 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+# The collector, tuned for a process that holds many sockets. What was loaded at start
+# lives as long as the process: frozen, full collections no longer walk it. A broadcast
+# allocates and frees (by reference counting) a few objects per socket; at the default
+# first threshold (700) the collector ran some twenty times per event to 1,000 sockets,
+# a quarter of the server's CPU (bench/fanout.py, docs/benchmarks.md). Cyclic garbage now
+# waits for 50,000 net allocations instead.
+gc.freeze()
+gc.set_threshold(50_000, 10, 10)

@@ -185,7 +185,10 @@ if REDIS_URL:
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # channels' in-memory layer with expiry that is not O(n) per delivery (see the module).
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "ajedrez.channel_layers.LazyExpiryInMemoryChannelLayer"}
+    }
 
 # The cache holds request counters (accounts.throttling). Local memory is per process;
 # with REDIS_URL the processes share one in Redis, as they share the channel layer.

@@ -27,6 +27,7 @@ from collections import deque
 from typing import Any, cast
 from urllib.parse import parse_qs
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.contrib.auth import HASH_SESSION_KEY
@@ -37,7 +38,7 @@ from django.utils.translation import gettext as _
 from accounts.events import account_group, session_group
 from accounts.selectors import is_live_session
 from games import errors, selectors, services, state
-from games.events import game_group, player_group
+from games.events import game_group, game_players_group, player_group
 
 logger = logging.getLogger(__name__)
 
@@ -92,6 +93,25 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
     session_key: str | None = None
     auth_hash: str | None = None
     account_groups: tuple[str, ...] = ()
+    # Handlers of channel-layer messages that never touch the database (see dispatch).
+    database_free_handlers: frozenset[str] = frozenset({"account_closed"})
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Run the handler of ``message``; those that never touch the database run
+        without channels' ``aclose_old_connections`` first.
+
+        channels (4.2 and later) closes stale database connections before every handler,
+        through ``sync_to_async``: a hop to the database thread and back for each event
+        each socket relays. Relaying an event reads no database, and every call that
+        does goes through ``database_sync_to_async``, which closes stale connections
+        around itself. With a thousand watchers those hops were two fifths of the
+        server's work per event (``docs/benchmarks.md``).
+        """
+        name = get_handler_name(message)
+        if name in self.database_free_handlers:
+            await getattr(self, name)(message)
+            return
+        await super().dispatch(message)
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
@@ -237,6 +257,8 @@ class GameConsumer(LimitedJsonConsumer):
 
     game_id: int
     is_player: bool
+    group: str
+    database_free_handlers = frozenset({"account_closed", "game_event"})
 
     async def join(self) -> None:
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
@@ -246,9 +268,15 @@ class GameConsumer(LimitedJsonConsumer):
             await self.refuse(CLOSE_NOT_FOUND)
             return
         self.is_player = game.colour_of(self.user.pk) is not None
+        # The players' pages have a group of their own, sent each event before the
+        # watchers' group: a player never waits behind the spectators.
+        if self.is_player:
+            self.group = game_players_group(self.game_id)
+        else:
+            self.group = game_group(self.game_id)
         # Join before reading the snapshot: an event published in between is then both
         # in the snapshot and queued, and the page drops the copy by its version.
-        await self.channel_layer.group_add(game_group(self.game_id), self.channel_name)
+        await self.channel_layer.group_add(self.group, self.channel_name)
         self.joined = True
         await self.accept()
         # A page that reconnects says how many moves it has (``?after=n``) and gets only
@@ -262,7 +290,7 @@ class GameConsumer(LimitedJsonConsumer):
 
     async def leave(self) -> None:
         if getattr(self, "joined", False):
-            await self.channel_layer.group_discard(game_group(self.game_id), self.channel_name)
+            await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def send_snapshot(self, *, after: int) -> None:
         def read() -> dict[str, Any]:
@@ -349,13 +377,17 @@ class GameConsumer(LimitedJsonConsumer):
         await self.send_snapshot(after=after)
 
     async def game_event(self, event: dict[str, Any]) -> None:
-        """Relay an event of :mod:`games.events`: the read model built it once for every
-        socket, so this only hides what is for the players from watchers."""
-        await self.send_json(state.frame_for(event, is_player=self.is_player))
+        """Relay an event of :mod:`games.events`: the read model built and serialized its
+        frames once for every socket; a player's shows the claimable draw, a watcher's
+        does not."""
+        audience = state.PLAYER if self.is_player else state.WATCHER
+        await self.send(text_data=state.frame_text(event, audience))
 
 
 class PlayerConsumer(LimitedJsonConsumer):
     """A player's own pages (the dashboard): events of their games and challenges."""
+
+    database_free_handlers = frozenset({"account_closed", "game_event", "challenge_event"})
 
     async def join(self) -> None:
         self.group = player_group(self.user.pk)
@@ -379,7 +411,7 @@ class PlayerConsumer(LimitedJsonConsumer):
         )
 
     async def game_event(self, event: dict[str, Any]) -> None:
-        await self.send_json(state.dashboard_frame(event, kind="game"))
+        await self.send(text_data=state.frame_text(event, state.DASHBOARD))
 
     async def challenge_event(self, event: dict[str, Any]) -> None:
         await self.send_json(state.dashboard_frame(event, kind="challenge"))

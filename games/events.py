@@ -1,9 +1,14 @@
 """Live events of games and challenges: published to the channel layer after commit.
 
-Groups: ``game-<id>`` (everyone watching a game) and ``player-<id>`` (a player's pages,
-for challenges and their games). Each game event carries the game's ``version`` so a
-client that reconnects can tell what it missed. What an event says is built by the read
-model (:mod:`games.state`), once per event.
+Groups: ``game-<id>-players`` (the game pages of its two players), ``game-<id>`` (the
+game pages of everyone else watching it) and ``player-<id>`` (a player's own pages, for
+challenges and their games). Each game event carries the game's ``version`` so a client
+that reconnects can tell what it missed. What an event says is built by the read model
+(:mod:`games.state`), once per event.
+
+The players hear of their game first: their groups are sent the event, and given a head
+start (:data:`accounts.events.HEAD_START_SECONDS`), before the watchers' group is. A
+player's socket is in one game group only, so it still gets every version once.
 """
 
 from __future__ import annotations
@@ -17,7 +22,13 @@ from games.models import Challenge, Game
 
 
 def game_group(game_id: int) -> str:
+    """The game pages of everyone watching the game but its players."""
     return f"game-{game_id}"
+
+
+def game_players_group(game_id: int) -> str:
+    """The game pages of the game's two players."""
+    return f"game-{game_id}-players"
 
 
 def player_group(user_id: int) -> str:
@@ -25,13 +36,21 @@ def player_group(user_id: int) -> str:
 
 
 def publish_game_event(game: Game, event: str, **extra: Any) -> None:
-    """After commit, tell the game's watchers and both players what happened."""
+    """After commit, tell both players what happened, then the game's watchers."""
     # The message is built after the commit (its legal destinations and claimable draw
     # are read-model work, kept out of the write transaction) from the game as this
     # change left it, even if the caller's object changes again before the commit.
     as_changed = copy.copy(game)
-    groups = [game_group(game.pk), player_group(game.white_id), player_group(game.black_id)]
-    publish_on_commit(groups, lambda: state.event_message(as_changed, event, **extra))
+    players = [
+        game_players_group(game.pk),
+        player_group(game.white_id),
+        player_group(game.black_id),
+    ]
+    publish_on_commit(
+        players,
+        lambda: state.event_message(as_changed, event, **extra),
+        then=[game_group(game.pk)],
+    )
 
 
 def publish_challenge_event(challenge: Challenge, event: str) -> None:

@@ -7,11 +7,13 @@ turns stored state into plain data; it never writes.
 
 What depends only on the game's state, not on who looks (legal destinations, the draw
 that can be claimed), is computed once per event in :func:`event_message` and shared by
-every socket; :func:`frame_for` then only hides from watchers what is for the players.
+every socket, and so are the frames themselves: serialized once per event for each kind
+of socket (players, watchers, dashboards), so that a socket only sends a ready text.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,13 +106,21 @@ def snapshot(game: Game, *, viewer_id: int | None, after: int = 0) -> dict[str, 
 # --------------------------------------------------------------------------- events
 
 
+# Who a game event's frame is for: the game page of one of its players, the game page
+# of anyone else, a player's dashboard.
+PLAYER, WATCHER, DASHBOARD = "player", "watcher", "dashboard"
+
+
 def event_message(game: Game, event: str, **extra: Any) -> dict[str, Any]:
-    """A game event as the channel layer carries it, with everything every socket needs.
+    """A game event as the channel layer carries it, with everything every socket needs:
+    what happened (``event``, ``version``, ``game``, ``dests``, ``claimable`` and the
+    ``extra`` fields, such as the ``move``) and, under ``frames``, the JSON text each kind
+    of socket sends (:data:`PLAYER`, :data:`WATCHER`, :data:`DASHBOARD`).
 
     Built once per event (after the commit: see :mod:`games.events`), never per socket:
     with a thousand watchers, per-socket work is what made a move slow to arrive.
     """
-    return {
+    content = {
         "type": "game.event",
         "event": event,
         "version": game.version,
@@ -119,11 +129,23 @@ def event_message(game: Game, event: str, **extra: Any) -> dict[str, Any]:
         "claimable": claimable_draw(game),
         **extra,
     }
+    frames = {
+        PLAYER: json.dumps(frame_for(content, is_player=True)),
+        WATCHER: json.dumps(frame_for(content, is_player=False)),
+        DASHBOARD: json.dumps(dashboard_frame(content, kind="game")),
+    }
+    return {**content, "frames": frames}
+
+
+def frame_text(message: dict[str, Any], audience: str) -> str:
+    """The frame a socket of ``audience`` sends for the game event ``message``."""
+    return message["frames"][audience]
 
 
 def frame_for(message: dict[str, Any], *, is_player: bool) -> dict[str, Any]:
     """A game event as one game page's socket receives it: the claim is the players'."""
-    frame = {**message, "type": "event"}
+    frame = {k: v for k, v in message.items() if k != "frames"}
+    frame["type"] = "event"
     if not is_player:
         frame["claimable"] = None
     return frame
@@ -131,7 +153,7 @@ def frame_for(message: dict[str, Any], *, is_player: bool) -> dict[str, Any]:
 
 def dashboard_frame(message: dict[str, Any], *, kind: str) -> dict[str, Any]:
     """An event as a player's own pages (the dashboard) receive it: no board details."""
-    frame = {k: v for k, v in message.items() if k not in ("dests", "claimable")}
+    frame = {k: v for k, v in message.items() if k not in ("dests", "claimable", "frames")}
     frame.update(type="event", kind=kind)
     return frame
 

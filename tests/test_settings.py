@@ -162,7 +162,9 @@ def test_the_blocking_pop_the_settings_allow_for_is_channels_redis_own():
 
 def test_without_redis_url_the_in_memory_layer_is_used():
     layers = settings_under({})["layers"]
-    assert layers["default"]["BACKEND"] == "channels.layers.InMemoryChannelLayer"
+    assert layers["default"]["BACKEND"] == (
+        "ajedrez.channel_layers.LazyExpiryInMemoryChannelLayer"
+    )
 
 
 def test_redis_url_puts_the_cache_in_redis_too():

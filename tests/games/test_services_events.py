@@ -21,7 +21,7 @@ from channels.layers import (
 from django.db import transaction
 
 from games import errors, services
-from games.events import game_group, player_group
+from games.events import game_group, game_players_group, player_group
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -161,6 +161,30 @@ def test_a_channel_layer_failure_does_not_undo_the_move_or_silence_other_groups(
     game.refresh_from_db()
     assert game.next_move_number == 2
     assert listener.receive()["event"] == "move"
+
+
+def test_an_event_goes_to_the_players_groups_before_the_watchers_group(
+    listen, game, alice, monkeypatch
+):
+    real_layer = get_channel_layer()
+    sent_to: list[str] = []
+
+    class Noting:
+        async def group_send(self, group: str, message: dict[str, Any]) -> None:
+            sent_to.append(group)
+            await real_layer.group_send(group, message)
+
+    watchers, players = listen(game_group(game.pk)), listen(game_players_group(game.pk))
+    monkeypatch.setattr("accounts.events.get_channel_layer", lambda: Noting())
+    services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")
+    monkeypatch.undo()
+    assert sent_to == [
+        game_players_group(game.pk),
+        player_group(game.white_id),
+        player_group(game.black_id),
+        game_group(game.pk),
+    ]
+    assert players.receive()["version"] == watchers.receive()["version"] == game.version + 1
 
 
 # Each service that changes a game, with what must already have happened: the event it

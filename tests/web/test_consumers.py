@@ -7,7 +7,8 @@ import datetime as dt
 import json
 
 import pytest
-from asgiref.sync import sync_to_async
+from asgiref.sync import SyncToAsync, sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -20,6 +21,7 @@ from accounts import selectors as account_selectors
 from accounts import services as accounts_services
 from ajedrez.asgi import application
 from games import consumers, selectors, services, state
+from games.events import game_group, game_players_group, player_group
 from games.models import Game
 from tests.conftest import PASSWORD
 
@@ -815,3 +817,126 @@ def test_revoking_access_ends_the_accounts_sessions_for_good(alice, admin_user):
     response = client.get(reverse("dashboard"))
     assert response.status_code == 302 and reverse("login") in response["Location"]
     assert not Session.objects.filter(session_key=session_key_of(client)).exists()
+
+
+async def test_relaying_an_event_costs_no_thread_hop_on_any_socket(
+    game, cookies, alice, bob, monkeypatch
+):
+    # A hop to the database thread per socket and event (channels closes stale
+    # connections before every handler) was most of a broadcast to a thousand watchers.
+    sockets = [await open_game(game.pk, cookies[name]) for name in ("alice", "bob")]
+    sockets += [await open_game(game.pk, cookies["carol"]) for _ in range(5)]
+    dashboards = []
+    for name in ("alice", "bob"):
+        dashboard = communicator("/ws/player/", cookies[name])
+        await dashboard.connect()
+        assert (await dashboard.receive_json_from(timeout=5))["type"] == "hello"
+        dashboards.append(dashboard)
+    moved = await sync_to_async(services.make_move)(
+        game_id=game.pk, player=alice, move_number=1, move="e4"
+    )
+    for comm, _ in sockets:
+        await receive_until(comm, "event")
+    for dashboard in dashboards:
+        await receive_until(dashboard, "event")
+    # The next event goes straight to the layer, so that only its delivery is counted.
+    message = await sync_to_async(lambda: state.event_message(
+        Game.objects.get(pk=moved.pk), "draw_offered"
+    ))()
+    hops = []
+    real_call = SyncToAsync.__call__
+
+    async def counted(self, *args, **kwargs):
+        hops.append(getattr(self.func, "__name__", repr(self.func)))
+        return await real_call(self, *args, **kwargs)
+
+    monkeypatch.setattr(SyncToAsync, "__call__", counted)
+    layer = get_channel_layer()
+    groups = [game_players_group(game.pk), player_group(alice.pk), player_group(bob.pk)]
+    for group in [*groups, game_group(game.pk)]:
+        await layer.group_send(group, message)
+    for comm, _ in sockets:
+        assert (await receive_until(comm, "event"))["event"] == "draw_offered"
+    for dashboard in dashboards:
+        assert (await receive_until(dashboard, "event"))["event"] == "draw_offered"
+    assert hops == []
+    for comm, _ in sockets:
+        await comm.disconnect()
+    for dashboard in dashboards:
+        await dashboard.disconnect()
+
+
+def noting_event_frames(name: str, log: list[str]):
+    """The project's application, noting in ``log`` each event frame a socket sends."""
+
+    async def app(scope, receive, send):
+        async def send_and_note(message):
+            text = message.get("text")
+            if message["type"] == "websocket.send" and text and json.loads(text)["type"] == "event":
+                log.append(name)
+            await send(message)
+
+        await application(scope, receive, send_and_note)
+
+    return app
+
+
+async def test_the_players_pages_hear_an_event_before_any_watchers_page(game, cookies, alice):
+    log: list[str] = []
+    sockets = []
+    # Watchers open their pages first: arrival follows who the event is for, not who
+    # joined first.
+    watcher, white, black = (
+        ("watcher", cookies["carol"]), ("alice", cookies["alice"]), ("bob", cookies["bob"])
+    )
+    pages = [watcher, watcher, white, watcher, watcher, black]
+    for name, cookie in pages:
+        comm = WebsocketCommunicator(
+            noting_event_frames(name, log),
+            f"/ws/games/{game.pk}/",
+            headers=[(b"host", b"localhost"), ORIGIN, (b"cookie", cookie)],
+        )
+        assert (await comm.connect())[0]
+        assert (await comm.receive_json_from(timeout=5))["type"] == "snapshot"
+        sockets.append(comm)
+    await sync_to_async(services.make_move)(
+        game_id=game.pk, player=alice, move_number=1, move="e4"
+    )
+    for comm in sockets:
+        assert (await receive_until(comm, "event"))["version"] == game.version + 1
+    # Each page once (a player's page is not also a watcher's), players first.
+    assert sorted(log[:2]) == ["alice", "bob"]
+    assert log[2:] == ["watcher"] * 4
+    for comm in sockets:
+        assert await comm.receive_nothing(timeout=0.1)
+        await comm.disconnect()
+
+
+async def test_each_kind_of_socket_sends_the_frame_the_read_model_made_for_it(
+    game, cookies, play
+):
+    # A claimable draw after the move: players see it, watchers and dashboards do not.
+    game = await sync_to_async(play)(game, "Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1")
+    white, _ = await open_game(game.pk, cookies["alice"])
+    watcher, _ = await open_game(game.pk, cookies["carol"])
+    dashboard = communicator("/ws/player/", cookies["alice"])
+    await dashboard.connect()
+    await dashboard.receive_json_from(timeout=5)
+    bob = await sync_to_async(User.objects.get)(username="bob")
+    await sync_to_async(services.make_move)(game_id=game.pk, player=bob, move_number=8, move="Ng8")
+    stored = await fresh(game)
+    move = await sync_to_async(lambda: stored.moves.get(number=8))()
+    content = {
+        k: v
+        for k, v in (await sync_to_async(state.event_message)(
+            stored, "move", move=state.move_state(move)
+        )).items()
+        if k != "frames"
+    }
+    assert await receive_until(white, "event") == state.frame_for(content, is_player=True)
+    assert await receive_until(watcher, "event") == state.frame_for(content, is_player=False)
+    assert await receive_until(dashboard, "event") == state.dashboard_frame(content, kind="game")
+    assert state.frame_for(content, is_player=True)["claimable"] == "threefold_repetition"
+    assert state.frame_for(content, is_player=False)["claimable"] is None
+    for comm in (white, watcher, dashboard):
+        await comm.disconnect()
