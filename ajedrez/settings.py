@@ -205,6 +205,16 @@ else:
 SUBSCRIPTION_REQUESTS_PER_ADDRESS = int(os.environ.get("SUBSCRIPTION_REQUESTS_PER_ADDRESS", "5"))
 SUBSCRIPTION_REQUESTS_WINDOW = int(os.environ.get("SUBSCRIPTION_REQUESTS_WINDOW", "3600"))
 
+# Argon2 (argon2-cffi) hashes every new password. The PBKDF2 hashers after it still verify
+# the hashes made before; a successful login with one re-hashes the password with Argon2
+# (Django's check_password does, through its setter), so old hashes go as players return.
+# Django's Argon2 parameters: 100 MiB of memory and about a third of a second of CPU a hash.
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+]
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
      "OPTIONS": {"min_length": 6}},

@@ -392,7 +392,7 @@ class EspolServer:
                 f"connections after the {fd_headroom(open_files)} kept for the rest",
             )
         commands = ThreadPoolExecutor(max_workers=self.db_threads, thread_name_prefix="espol-db")
-        # Hashing a password (PBKDF2, about a quarter of a second of CPU) gets threads of
+        # Hashing a password (Argon2, about a third of a second of CPU) gets threads of
         # its own: on the command threads a burst of logins would hold every one of them
         # and stall the moves and lists of clients already logged in.
         hashing = ThreadPoolExecutor(max_workers=self.auth_threads, thread_name_prefix="espol-auth")
