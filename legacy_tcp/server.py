@@ -43,7 +43,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import ipaddress
 import logging
 import resource
 import socket
@@ -61,6 +60,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import connections
 
+from accounts.throttling import client_address
 from legacy_tcp import handlers
 from legacy_tcp.protocols import espol
 from legacy_tcp.protocols.espol import Code
@@ -127,17 +127,9 @@ def raise_open_file_limit(max_connections: int) -> tuple[int, int]:
 
 
 def address_key(host: str) -> str:
-    """What the per-address cap counts by: the IPv4 address, or the IPv6 /64 (one
-    subscriber usually holds a whole /64, so single IPv6 addresses cost nothing)."""
-    try:
-        ip = ipaddress.ip_address(host.split("%", 1)[0])
-    except ValueError:
-        return host
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.IPv6Network((ip, 64), strict=False))
-    return str(ip)
+    """What the per-address cap and the login throttle count by: the IPv4 address, or the
+    IPv6 /64, as the web's login lock-out counts (:func:`accounts.throttling.client_address`)."""
+    return client_address(host) or host
 
 
 class LoginFailures(NamedTuple):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.http import HttpRequest
 from django.test import Client
 from django.urls import reverse
 
@@ -391,7 +392,7 @@ def test_unsubscribe_closes_the_account_and_loses_the_games(client, alice, bob, 
     assert game.result == Game.Result.BLACK_WINS
     assert not Challenge.objects.filter(status=Challenge.Status.PENDING).exists()
     assert "_auth_user_id" not in client.session
-    assert not Client().login(username="alice", password=PASSWORD)
+    assert not Client().login(request=HttpRequest(), username="alice", password=PASSWORD)
 
 
 def test_unsubscribe_needs_a_login(client, db):
