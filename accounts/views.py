@@ -7,7 +7,6 @@ become form errors, so the page keeps what was typed.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from django.conf import settings
@@ -41,14 +40,13 @@ def login_locked_out(
     Each refused attempt counts as a failure and so starts the wait again: the wait shown
     is the whole cool-off.
     """
-    seconds = int(settings.AXES_COOLOFF_TIME.total_seconds())
     response = render(
         request,
         "registration/locked_out.html",
-        {"minutes": max(1, math.ceil(seconds / 60))},
+        {"minutes": throttling.lockout_minutes()},
         status=429,
     )
-    response["Retry-After"] = str(seconds)
+    response["Retry-After"] = str(int(settings.AXES_COOLOFF_TIME.total_seconds()))
     return response
 
 

@@ -220,7 +220,8 @@ PASSWORD_HASHERS = [
 ]
 
 # Failed logins (django-axes): counted per user name and address, in the database, so the
-# web's login and the admin's share one count whatever process serves them. After
+# web's login, the admin's and ESPOL PASS (accounts.throttling.check_login) share one count
+# whatever process serves them. After
 # LOGIN_FAILURE_LIMIT failures for a name from an address, logins for that name from that
 # address are refused, without checking the password, for LOGIN_COOLOFF_MINUTES after the
 # last attempt; every refused attempt counts and starts the wait again. Other addresses,

@@ -70,7 +70,7 @@ def test_unexpected_errors_become_401(alice, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("accounts.selectors.active_player", broken)
+    monkeypatch.setattr("accounts.throttling.authenticate", broken)
     session = handlers.Session()
     assert run(session, b"USER:alice").code == Code.S_USER
     assert run(session, b"PASS:anything").code == Code.E_SYSTEM

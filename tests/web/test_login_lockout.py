@@ -60,6 +60,14 @@ def test_the_web_login_locks_out_a_name_from_an_address_after_the_failure_limit(
     assert not logged_in(client)
 
 
+def test_an_unknown_name_is_locked_out_like_any_other(client, settings, db):
+    # Answering differently would tell which names exist.
+    answers = fail_until_locked(client, settings, "nobody")
+
+    assert answers[-1].status_code == 429
+    assert login(client, "nobody", PASSWORD).status_code == 429
+
+
 def test_the_locked_out_name_still_logs_in_from_another_address(client, settings, alice):
     fail_until_locked(client, settings, "alice")
 
