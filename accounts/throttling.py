@@ -155,9 +155,7 @@ def check_login(
     """
     request = HttpRequest()
     request.method = "POST"
-    request.META.update(
-        {"REMOTE_ADDR": address, "HTTP_USER_AGENT": door, "PATH_INFO": door}
-    )
+    request.META.update({"REMOTE_ADDR": address, "HTTP_USER_AGENT": door, "PATH_INFO": door})
     user = authenticate(request, username=username, password=password)
     if user is None:
         return LoginCheck(None, locked_out=bool(getattr(request, "axes_locked_out", False)))

@@ -21,11 +21,10 @@ the session goes on); each line must arrive within the idle timeout, and a conne
 log in within the login timeout; connections beyond the total cap or beyond the cap per
 address get 402 and are closed; every write is followed by a bounded ``drain()`` so a
 client that never reads is dropped instead of growing server memory; after wrong
-passwords, checks on that user name from that address, and on that address, wait their turn
-(:class:`LoginThrottle`),
-and password hashing runs on threads of its own (``ESPOL_AUTH_THREADS``); logs never hold
-passwords, and what a client typed is quoted in them
-(:func:`~legacy_tcp.protocols.espol.log_value`).
+passwords, checks on that user name from that address, and on that address, wait their
+turn (:class:`LoginThrottle`), and password hashing runs on threads of its own
+(``ESPOL_AUTH_THREADS``); logs never hold passwords, and what a client typed is quoted in
+them (:func:`~legacy_tcp.protocols.espol.log_value`).
 
 Descriptors: every connection holds one, and the process's open-file limit is shared with
 the database and Redis connections, log files and, under ``manage.py serve``, the web.
@@ -163,9 +162,9 @@ class LoginThrottle:
     address's count, which a guesser could otherwise clear by logging into an account of
     their own.
 
-    Addresses are what :func:`address_key` makes of the peer (an
-    IPv6 /64 counts as one address). Behind a TCP proxy every client has the proxy's
-    address, and the keys degrade to the name alone and to everyone at once.
+    Addresses are what :func:`address_key` makes of the peer (an IPv6 /64 counts as one
+    address). Behind a TCP proxy every client has the proxy's address, and the keys
+    degrade to the name alone and to everyone at once.
     """
 
     def __init__(self, *, base: float, cap: float, window: float = 900.0) -> None:

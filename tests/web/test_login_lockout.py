@@ -6,7 +6,9 @@ from __future__ import annotations
 import logging
 
 import pytest
+from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
+from django.db import connections
 from django.test import AsyncClient, Client
 from django.urls import reverse
 from django.utils import timezone
@@ -210,6 +212,9 @@ async def test_the_lockout_page_is_served_under_asgi_too(settings, alice):
         await client.post(reverse("login"), {"username": "alice", "password": f"wrong-{n}"})
 
     response = await client.post(reverse("login"), {"username": "alice", "password": PASSWORD})
+    # The views ran on asgiref's thread for synchronous code: close its connection, or
+    # PostgreSQL cannot drop the test database at the end.
+    await sync_to_async(connections.close_all)()
 
     assert response.status_code == 429
     assert "Too many failed logins" in text(response)
