@@ -96,7 +96,9 @@ class LoginForm(AuthenticationForm):
         try:
             return super().clean()
         except forms.ValidationError as exc:
-            if exc.code != "invalid_login":
+            if exc.code != "invalid_login" or getattr(self.request, "axes_locked_out", False):
+                # Refused by the lock-out: the page says so, and the request's password
+                # is not checked either.
                 raise
             if (reason := self._request_state()) is not None:
                 raise forms.ValidationError(

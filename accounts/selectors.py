@@ -28,6 +28,11 @@ def players() -> QuerySet:
     return User.objects.filter(is_active=True, is_staff=False)
 
 
+def is_player(user: Player) -> bool:
+    """Whether ``user`` is one of :func:`players` (no query: the account as loaded)."""
+    return user.is_active and not user.is_staff
+
+
 def active_player(username: str) -> Player:
     """The player (open, not staff) named ``username``;
     :class:`~accounts.errors.UserNotFound` otherwise."""

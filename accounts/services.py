@@ -50,7 +50,7 @@ def request_subscription(
         raise errors.SubscriptionRefused(problem)
     if not password:
         raise errors.SubscriptionRefused(_("A password is required."))
-    # Hashed before the transaction: PBKDF2 takes a quarter of a second of CPU, and on
+    # Hashed before the transaction: Argon2 takes a third of a second of CPU, and on
     # SQLite a write transaction holds the database's one write lock from its start, so
     # every move, web or TCP, would wait behind each anonymous request's hash.
     password_hash = make_password(password)

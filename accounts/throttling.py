@@ -1,8 +1,15 @@
-"""How often someone may ask for something: request counters kept in Django's cache.
+"""How often someone may ask for something: request counters kept in Django's cache, and
+the address by which clients are counted.
 
 Used for subscription requests, which anyone may send without an account: each costs a
 password hash and a row for an administrator to read, so they are counted per address,
 over the web and ESPOL together (a client cannot double its allowance by using both).
+
+Failed logins are counted by django-axes (settings ``AXES_*``), per user name and
+address, in the database. The web's login pages reach it through Django's ``authenticate``;
+a door that is not a web page (ESPOL ``PASS``) checks a password with :func:`check_login`,
+which goes through the same ``authenticate``, so both doors add to one count and are
+refused by one lock-out. :func:`client_address` is the address counted, at every door.
 
 The counters live in the default cache. Without ``REDIS_URL`` that is Django's local
 memory cache, which is per process: run the web and the ESPOL gateway as separate
@@ -14,12 +21,19 @@ memory, Redis and Memcached do; Django's database and file caches do not.
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.contrib.auth import authenticate
+from django.contrib.auth.signals import user_logged_in
 from django.core.cache import cache
+from django.http import HttpRequest
+
+from accounts.types import Player
 
 
 @dataclass(frozen=True)
@@ -70,3 +84,82 @@ def subscription_request(address: str) -> Allowance:
 def minutes_to_wait(allowance: Allowance) -> int:
     """``retry_after`` in whole minutes, at least one: how the refusals say it."""
     return max(1, math.ceil(allowance.retry_after / 60))
+
+
+def client_address(host: str | None) -> str | None:
+    """The address a client is counted by: an IPv4 address as it is (also when mapped
+    into IPv6), an IPv6 address as its /64, or None for what is not an IP address.
+
+    One subscriber usually holds a whole IPv6 /64, so counting single IPv6 addresses would
+    give each client 2^64 allowances. The /64 is written as its first address, which is an
+    address itself and so fits where one is stored (axes' ``ip_address`` column).
+    """
+    try:
+        ip = ipaddress.ip_address((host or "").split("%", 1)[0])
+    except ValueError:
+        return None
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False).network_address)
+    return str(ip)
+
+
+def axes_client_address(request: HttpRequest) -> str | None:
+    """``AXES_CLIENT_IP_CALLABLE``: the request's :func:`client_address`. Behind a reverse
+    proxy, ``REMOTE_ADDR`` must be the client's (Daphne: ``--proxy-headers``)."""
+    return client_address(request.META.get("REMOTE_ADDR"))
+
+
+def lockout_minutes() -> int:
+    """How long a lock-out lasts (``AXES_COOLOFF_TIME``), in whole minutes, at least one."""
+    return max(1, math.ceil(settings.AXES_COOLOFF_TIME.total_seconds() / 60))
+
+
+@dataclass(frozen=True)
+class LoginCheck:
+    """What :func:`check_login` found: the account, when the password was right and the
+    door admits it; or whether the lock-out refused the login (the password was then not
+    checked, or was wrong and reached the limit)."""
+
+    user: Player | None
+    locked_out: bool = False
+
+
+def check_login(
+    *,
+    username: str,
+    password: str,
+    address: str,
+    door: str,
+    admits: Callable[[Player], bool],
+) -> LoginCheck:
+    """Check ``username``'s ``password`` from ``address`` at a door other than the web
+    pages, under the site's login policy; ``admits`` says whether that door lets the
+    account in (ESPOL: only players).
+
+    Django's ``authenticate`` runs with the project's backends, as for the web's login:
+    django-axes refuses a name locked out from this address without checking the
+    password, and counts a wrong password (unknown names and closed accounts included,
+    after the same hashing) for (name, address), the same count the web adds to. A right
+    password with a hash made before Argon2 is re-hashed (``check_password``'s setter).
+    An account the door does not admit is answered as a wrong password but not counted:
+    its password was right. An admitted login is announced with ``user_logged_in``, as
+    ``django.contrib.auth.login`` does, so axes forgets the name's failures from there and
+    Django records the time of the login.
+
+    axes reads who is logging in from an HTTP request; this door has none, so a minimal
+    one stands for it, with the client's address (``REMOTE_ADDR``) and the door's name as
+    user agent and path, which is what axes records and logs. It hashes and writes to the
+    database: never call it inside a transaction.
+    """
+    request = HttpRequest()
+    request.method = "POST"
+    request.META.update({"REMOTE_ADDR": address, "HTTP_USER_AGENT": door, "PATH_INFO": door})
+    user = authenticate(request, username=username, password=password)
+    if user is None:
+        return LoginCheck(None, locked_out=bool(getattr(request, "axes_locked_out", False)))
+    if not admits(user):
+        return LoginCheck(None)
+    user_logged_in.send(sender=type(user), request=request, user=user)
+    return LoginCheck(user)

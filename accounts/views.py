@@ -7,6 +7,9 @@ become form errors, so the page keeps what was typed.
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView
@@ -25,6 +28,26 @@ from accounts.types import AuthenticatedRequest
 class AjedrezLoginView(LoginView):
     form_class = LoginForm
     redirect_authenticated_user = True
+
+
+def login_locked_out(
+    request: HttpRequest, original_response: HttpResponse | None = None, credentials: Any = None
+) -> HttpResponse:
+    """The answer to a login refused by the lock-out (``AXES_LOCKOUT_CALLABLE``), on the
+    site's login page and the admin's alike: a page in the site's layout saying how long
+    to wait, with 429 and ``Retry-After``.
+
+    Each refused attempt counts as a failure and so starts the wait again: the wait shown
+    is the whole cool-off.
+    """
+    response = render(
+        request,
+        "registration/locked_out.html",
+        {"minutes": throttling.lockout_minutes()},
+        status=429,
+    )
+    response["Retry-After"] = str(int(settings.AXES_COOLOFF_TIME.total_seconds()))
+    return response
 
 
 @require_http_methods(["GET", "POST"])

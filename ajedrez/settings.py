@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import secrets
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -71,6 +72,7 @@ INSTALLED_APPS = [
     "channels",
     "crispy_forms",
     "crispy_bootstrap5",
+    "axes",
     "ajedrez",
     "accounts",
     "games",
@@ -87,6 +89,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a login refused by the lock-out into its page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "ajedrez.urls"
@@ -208,6 +212,40 @@ else:
 SUBSCRIPTION_REQUESTS_PER_ADDRESS = int(os.environ.get("SUBSCRIPTION_REQUESTS_PER_ADDRESS", "5"))
 SUBSCRIPTION_REQUESTS_WINDOW = int(os.environ.get("SUBSCRIPTION_REQUESTS_WINDOW", "3600"))
 
+# Argon2 (argon2-cffi) hashes every new password. The PBKDF2 hashers after it still verify
+# the hashes made before; a successful login with one re-hashes the password with Argon2
+# (Django's check_password does, through its setter), so old hashes go as players return.
+# Django's Argon2 parameters: 100 MiB of memory and about a third of a second of CPU a hash.
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+]
+
+# Failed logins (django-axes): counted per user name and address, in the database, so the
+# web's login, the admin's and ESPOL PASS (accounts.throttling.check_login) share one count
+# whatever process serves them. After
+# LOGIN_FAILURE_LIMIT failures for a name from an address, logins for that name from that
+# address are refused, without checking the password, for LOGIN_COOLOFF_MINUTES after the
+# last attempt; every refused attempt counts and starts the wait again. Other addresses,
+# and other names from that address, are not affected: a guesser cannot lock a player out
+# of her own account.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# An IPv6 client is counted by its /64, as the ESPOL gateway counts it.
+AXES_CLIENT_IP_CALLABLE = "accounts.throttling.axes_client_address"
+AXES_RESET_ON_SUCCESS = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = True
+AXES_LOCKOUT_CALLABLE = "accounts.views.login_locked_out"
+# Log lines name the user name and the address (axes masks both by default): who is
+# guessing at what is the point of the line. Passwords are always masked.
+AXES_SENSITIVE_PARAMETERS: list[str] = []
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
      "OPTIONS": {"min_length": 6}},
@@ -290,5 +328,8 @@ LOGGING = {
     "loggers": {
         "django.db.backends": {"level": "WARNING"},
         "daphne": {"level": "WARNING"},
+        # Failed logins and lock-outs (WARNING), whatever LOG_LEVEL says; axes' INFO lines
+        # (each success, each clean-up of old counts) would only add noise.
+        "axes": {"level": "WARNING"},
     },
 }

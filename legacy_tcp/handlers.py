@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.hashers import make_password
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
@@ -51,6 +50,12 @@ class Session:
     @property
     def username(self) -> str | None:
         return self.user.get_username() if self.user is not None else None
+
+    @property
+    def host(self) -> str:
+        """The client's address: the peer is "host:port" (an IPv6 host has colons of its
+        own)."""
+        return self.peer.rpartition(":")[0]
 
 
 @dataclass
@@ -191,14 +196,28 @@ def user(session: Session, command: espol.User) -> Reply:
 def password(session: Session, command: espol.Pass) -> Reply:
     name = session.pending_username
     assert name is not None
-    try:
-        found = account_selectors.active_player(name)
-    except account_errors.UserNotFound:
-        # Hash anyway, as Django's own login does, so that the answer takes as long as
-        # for a wrong password: the time must not tell which names exist either.
-        make_password(command.password)
-        found = None
-    if found is None or not found.check_password(command.password):
+    # The web's login policy: one count of failures per (name, address) for both doors,
+    # and one lock-out. An unknown name is hashed too (Django's ModelBackend does), so the
+    # time of the answer does not tell which names exist.
+    check = throttling.check_login(
+        username=name,
+        password=command.password,
+        address=session.host,
+        door="ESPOL PASS",
+        admits=account_selectors.is_player,
+    )
+    found = check.user
+    if check.locked_out:
+        # 402, the seed's "try later", rather than 815: a player who got the password
+        # wrong too often must wait, and retrying would only start the wait again.
+        session.failed_passwords += 1
+        return Reply(
+            Code.E_BUSY,
+            f"too many failed logins for {name} from your address; "
+            f"try again in {throttling.lockout_minutes()} min",
+            failed_login_for=name,
+        )
+    if found is None:
         session.failed_passwords += 1
         return Reply(Code.F_PASINV, "wrong user name or password", failed_login_for=name)
     session.user = found
@@ -212,8 +231,7 @@ def subscribe(session: Session, command: espol.Subs) -> Reply:
     session.subscription_requests += 1
     if 0 < settings.ESPOL_SUBSCRIPTIONS_PER_CONNECTION < session.subscription_requests:
         return Reply(Code.E_BUSY, "too many subscription requests on this connection")
-    # The peer is "host:port" (an IPv6 host has colons of its own): count by host.
-    allowance = throttling.subscription_request(session.peer.rpartition(":")[0])
+    allowance = throttling.subscription_request(session.host)
     if not allowance.allowed:
         return Reply(
             Code.E_BUSY,

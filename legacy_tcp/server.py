@@ -21,10 +21,10 @@ the session goes on); each line must arrive within the idle timeout, and a conne
 log in within the login timeout; connections beyond the total cap or beyond the cap per
 address get 402 and are closed; every write is followed by a bounded ``drain()`` so a
 client that never reads is dropped instead of growing server memory; after wrong
-passwords, checks on that user name or connection wait their turn (:class:`LoginThrottle`),
-and password hashing runs on threads of its own (``ESPOL_AUTH_THREADS``); logs never hold
-passwords, and what a client typed is quoted in them
-(:func:`~legacy_tcp.protocols.espol.log_value`).
+passwords, checks on that user name from that address, and on that address, wait their
+turn (:class:`LoginThrottle`), and password hashing runs on threads of its own
+(``ESPOL_AUTH_THREADS``); logs never hold passwords, and what a client typed is quoted in
+them (:func:`~legacy_tcp.protocols.espol.log_value`).
 
 Descriptors: every connection holds one, and the process's open-file limit is shared with
 the database and Redis connections, log files and, under ``manage.py serve``, the web.
@@ -42,7 +42,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import ipaddress
 import logging
 import resource
 import socket
@@ -54,11 +53,13 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import connections
 
+from accounts.throttling import client_address
 from legacy_tcp import handlers
 from legacy_tcp.protocols import espol
 from legacy_tcp.protocols.espol import Code
@@ -125,77 +126,110 @@ def raise_open_file_limit(max_connections: int) -> tuple[int, int]:
 
 
 def address_key(host: str) -> str:
-    """What the per-address cap counts by: the IPv4 address, or the IPv6 /64 (one
-    subscriber usually holds a whole /64, so single IPv6 addresses cost nothing)."""
-    try:
-        ip = ipaddress.ip_address(host.split("%", 1)[0])
-    except ValueError:
-        return host
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.IPv6Network((ip, 64), strict=False))
-    return str(ip)
+    """What the per-address cap and the login throttle count by: the IPv4 address, or the
+    IPv6 /64, as the web's login lock-out counts (:func:`accounts.throttling.client_address`)."""
+    return client_address(host) or host
+
+
+class LoginFailures(NamedTuple):
+    """What :meth:`LoginThrottle.failed` counted: the failures of the name from the
+    address, those of the address, and the wait before the next check under either."""
+
+    for_name: int
+    for_address: int
+    next_check_in: float
 
 
 class LoginThrottle:
-    """Spaces out password checks on a user name after wrong passwords.
+    """Spaces out password checks after wrong passwords, per (user name, address) and per
+    address.
 
     The wait comes before the check, not after it: answering only the wrong guesses late
     would let a guesser read a slow answer as "wrong" and move on, while the right password
-    still came back at once. So once a name has failures, every attempt on it, right or
-    wrong and from any connection, is checked only after its turn: ``delay(failures)``
-    after the previous attempt's turn, or after the last failure. Parallel attempts on one
-    name therefore queue one behind another instead of running side by side, and opening
-    many connections buys no extra guesses. A name's count is forgotten after ``window``
-    seconds without failures, or on a successful login.
+    still came back at once. So once a key has failures, every check under it, right or
+    wrong and from any connection, waits for its turn: ``delay(failures)`` after the
+    previous check's turn, or after the last failure. Parallel guesses from one address
+    therefore queue one behind another instead of running side by side, and opening many
+    connections buys no extra guesses.
+
+    A check belongs to two keys, its (name, address) and its address, and waits for the
+    later of their turns. Neither key holds the name alone: guesses at a name from one
+    address queue only checks of that name from that address, so the name's owner, logging
+    in from anywhere else, is not held behind the guesser's queue (keyed by name alone,
+    eight guessers held a player's right password back for a minute). The address key
+    slows one address trying many names. A key's count is forgotten after ``window``
+    seconds without failures; a right password forgets its (name, address), not the
+    address's count, which a guesser could otherwise clear by logging into an account of
+    their own.
+
+    Addresses are what :func:`address_key` makes of the peer (an IPv6 /64 counts as one
+    address). Behind a TCP proxy every client has the proxy's address, and the keys
+    degrade to the name alone and to everyone at once.
     """
 
     def __init__(self, *, base: float, cap: float, window: float = 900.0) -> None:
         self.base = base
         self.cap = cap
         self.window = window
-        # name -> [failures, time of the last failure, earliest time of the next check]
-        self._names: dict[str, list[float]] = {}
+        # key -> [failures, time of the last failure, earliest time of the next check]
+        self._keys: dict[tuple[str, ...], list[float]] = {}
 
     def delay(self, failures: int) -> float:
         """How long a check waits after ``failures`` wrong passwords (0 after none)."""
         return 0.0 if failures < 1 else min(self.cap, self.base * 2 ** (failures - 1))
 
-    def reserve(self, username: str) -> float:
-        """Take the next turn to check a password for ``username``; return the wait for it."""
+    @staticmethod
+    def _keys_of(username: str, address: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        return ("name", username, address), ("address", address)
+
+    def _live(self, key: tuple[str, ...], now: float) -> list[float] | None:
+        state = self._keys.get(key)
+        if state is not None and now - state[1] > self.window:
+            del self._keys[key]
+            return None
+        return state
+
+    def reserve(self, username: str, address: str) -> float:
+        """Take the next turn to check a password for ``username`` from ``address``;
+        return the wait for it."""
         now = time.monotonic()
-        state = self._names.get(username)
-        if state is None:
+        found = (self._live(key, now) for key in self._keys_of(username, address))
+        states = [state for state in found if state is not None]
+        if not states:
             return 0.0
-        failures, last_failure, next_check = state
-        if now - last_failure > self.window:
-            del self._names[username]
-            return 0.0
-        turn = max(now, next_check)
-        state[2] = turn + self.delay(int(failures))
+        turn = max(now, *(state[2] for state in states))
+        for state in states:
+            state[2] = turn + self.delay(int(state[0]))
         return turn - now
 
-    def failed(self, username: str) -> tuple[int, float]:
-        """Record a wrong password; return the name's failures and the next check's wait."""
+    def failed(self, username: str, address: str) -> LoginFailures:
+        """Record a wrong password for ``username`` from ``address``."""
         now = time.monotonic()
-        state = self._names.get(username)
-        if state is None or now - state[1] > self.window:
-            state = self._names[username] = [0, now, now]
-        state[0] += 1
-        state[1] = now
-        state[2] = max(state[2], now + self.delay(int(state[0])))
-        if len(self._names) > 10_000:
+        counts = []
+        for key in self._keys_of(username, address):
+            state = self._live(key, now)
+            if state is None:
+                state = self._keys[key] = [0, now, now]
+            state[0] += 1
+            state[1] = now
+            state[2] = max(state[2], now + self.delay(int(state[0])))
+            counts.append(state)
+        if len(self._keys) > 10_000:
             self._forget_old(now)
-        return int(state[0]), state[2] - now
+        name_state, address_state = counts
+        return LoginFailures(
+            for_name=int(name_state[0]),
+            for_address=int(address_state[0]),
+            next_check_in=max(name_state[2], address_state[2]) - now,
+        )
 
-    def succeeded(self, username: str) -> None:
-        self._names.pop(username, None)
+    def succeeded(self, username: str, address: str) -> None:
+        self._keys.pop(self._keys_of(username, address)[0], None)
 
     def _forget_old(self, now: float) -> None:
-        for name, (_failures, last_failure, _next) in list(self._names.items()):
+        for key, (_failures, last_failure, _next) in list(self._keys.items()):
             if now - last_failure > self.window:
-                del self._names[name]
+                del self._keys[key]
 
 
 class _Drop(Exception):
@@ -207,10 +241,10 @@ class _Connection:
     session: handlers.Session
     reader: asyncio.StreamReader
     writer: asyncio.StreamWriter
+    # The client's address as the caps and the login throttle count it (address_key).
+    address: str
     commands: int = 0
     opened: float = field(default_factory=time.monotonic)
-    # Monotonic time before which this connection's next password is not checked.
-    next_password_check: float = 0.0
     # Loop time by which the session must be logged in; None while it is (or no limit).
     login_deadline: float | None = None
 
@@ -349,7 +383,7 @@ class EspolServer:
                 f"connections after the {fd_headroom(open_files)} kept for the rest",
             )
         commands = ThreadPoolExecutor(max_workers=self.db_threads, thread_name_prefix="espol-db")
-        # Hashing a password (PBKDF2, about a quarter of a second of CPU) gets threads of
+        # Hashing a password (Argon2, about a third of a second of CPU) gets threads of
         # its own: on the command threads a burst of logins would hold every one of them
         # and stall the moves and lists of clients already logged in.
         hashing = ThreadPoolExecutor(max_workers=self.auth_threads, thread_name_prefix="espol-auth")
@@ -569,7 +603,7 @@ class EspolServer:
             if refusal is not None:
                 await self._refuse(writer)
                 return
-            await self._serve_client(reader, writer, peer)
+            await self._serve_client(reader, writer, peer, key)
         finally:
             task = asyncio.current_task()
             if task is not None:
@@ -588,11 +622,15 @@ class EspolServer:
     # ------------------------------------------------------------------ one connection
 
     async def _serve_client(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer: str
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        peer: str,
+        address: str,
     ) -> None:
         task = asyncio.current_task()
         assert task is not None
-        conn = _Connection(handlers.Session(peer=peer), reader, writer)
+        conn = _Connection(handlers.Session(peer=peer), reader, writer, address)
         if self.login_timeout is not None:
             conn.login_deadline = asyncio.get_running_loop().time() + self.login_timeout
         self._connections[task] = conn
@@ -706,16 +744,17 @@ class EspolServer:
     async def _wait_turn_to_check_password(
         self, conn: _Connection, command: espol.Pass | espol.Subs | espol.Unsu
     ) -> None:
-        """Hold a password check back while its user name or this connection is throttled."""
+        """Hold a password check back while its user name from this address, or this
+        address, is throttled."""
         if isinstance(command, espol.Pass):
             name = conn.session.pending_username
         elif isinstance(command, espol.Unsu):
             name = conn.session.username
         else:
             return  # SUBS sets a password; it checks none
-        wait = conn.next_password_check - time.monotonic()
-        if name is not None:
-            wait = max(wait, self.throttle.reserve(name))
+        if name is None:
+            return
+        wait = self.throttle.reserve(name, conn.address)
         if wait > 0:
             await asyncio.sleep(wait)
 
@@ -742,22 +781,19 @@ class EspolServer:
             else:
                 reply = await self._execute(session, command)
         if reply.failed_login_for is not None:
-            failures, wait = self.throttle.failed(reply.failed_login_for)
-            conn.next_password_check = time.monotonic() + self.throttle.delay(
-                session.failed_passwords
-            )
+            failures = self.throttle.failed(reply.failed_login_for, conn.address)
             logger.warning(
-                "espol.login_failed peer=%s user=%s failures=%d session_failures=%d "
-                "next_check_in=%.2f",
+                "espol.login_failed peer=%s user=%s failures=%d address_failures=%d "
+                "session_failures=%d next_check_in=%.2f",
                 session.peer,
                 espol.log_value(reply.failed_login_for),
-                failures,
+                failures.for_name,
+                failures.for_address,
                 session.failed_passwords,
-                max(wait, conn.next_password_check - time.monotonic()),
+                failures.next_check_in,
             )
         elif reply.code == Code.S_PASSWD and session.username is not None:
-            self.throttle.succeeded(session.username)
-            conn.next_password_check = 0.0
+            self.throttle.succeeded(session.username, conn.address)
         conn.commands += 1
         logger.info(
             "espol.command peer=%s user=%s command=%s code=%s ms=%.1f",

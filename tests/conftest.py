@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
 from games import services
 from games.models import Game
@@ -36,6 +37,27 @@ def pytest_collection_modifyitems(config, items) -> None:
 def _fast_password_hashing(settings):
     # PBKDF2 at production strength costs ~0.5 s a hash; the tests make hundreds.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def production_hashers(settings) -> list[str]:
+    """The project's own password hashers (Argon2 first), for the tests of hashing itself."""
+    from django.conf import global_settings
+
+    from ajedrez import settings as project_settings
+
+    settings.PASSWORD_HASHERS = getattr(
+        project_settings, "PASSWORD_HASHERS", global_settings.PASSWORD_HASHERS
+    )
+    return settings.PASSWORD_HASHERS
+
+
+def pbkdf2_hash(password: str) -> str:
+    """``password`` hashed as accounts made before Argon2 were: PBKDF2 (with few
+    iterations, so that checking it stays quick; it is upgraded all the same, since
+    Argon2 is preferred)."""
+    hasher = PBKDF2PasswordHasher()
+    return hasher.encode(password, hasher.salt(), iterations=1000)
 
 
 @pytest.fixture(autouse=True)

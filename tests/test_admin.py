@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.messages import get_messages
 from django.core.management import CommandError, call_command
 from django.db import connection
+from django.http import HttpRequest
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -126,7 +127,7 @@ def test_approve_action_gives_a_working_login(admin_client, pending_request):
     pending_request.refresh_from_db()
     assert pending_request.status == SubscriptionRequest.Status.APPROVED
     assert pending_request.decided_by.username == "root"
-    assert Client().login(username="dora", password="dora-secret")
+    assert Client().login(request=HttpRequest(), username="dora", password="dora-secret")
 
 
 def test_reject_action_gives_no_login(admin_client, pending_request):
@@ -135,7 +136,7 @@ def test_reject_action_gives_no_login(admin_client, pending_request):
     pending_request.refresh_from_db()
     assert pending_request.status == SubscriptionRequest.Status.REJECTED
     assert not User.objects.filter(username="dora").exists()
-    assert not Client().login(username="dora", password="dora-secret")
+    assert not Client().login(request=HttpRequest(), username="dora", password="dora-secret")
 
 
 def test_approving_a_decided_request_is_reported_as_refused(admin_client, pending_request):
@@ -213,7 +214,7 @@ def test_admin_creates_a_user_with_a_record(admin_client):
     user = User.objects.get(username="fede")
     assert user.first_name == "Federico"
     assert PlayerRecord.objects.filter(player=user).exists()
-    assert Client().login(username="fede", password="fede-secret-99")
+    assert Client().login(request=HttpRequest(), username="fede", password="fede-secret-99")
 
 
 @pytest.mark.parametrize("username", ["a:b", "a,b", "a#b", "a b", "x" * 31])
@@ -257,7 +258,7 @@ def test_revoke_access_deactivates_and_ends_active_games_as_losses(
     game.refresh_from_db()
     assert not bob.is_active
     assert (game.status, game.result, game.termination) == ("finished", "1-0", "abandonment")
-    assert not Client().login(username="bob", password=PASSWORD)
+    assert not Client().login(request=HttpRequest(), username="bob", password=PASSWORD)
     records = {r.player_id: (r.wins, r.losses, r.draws) for r in PlayerRecord.objects.all()}
     assert (records[alice.pk], records[bob.pk]) == ((1, 0, 0), (0, 1, 0))
 
@@ -297,7 +298,7 @@ def test_restore_access_reopens_a_closed_account(admin_client, admin_user, alice
     messages = _messages(response)
     assert "Restored access of 1 user: bob." in messages
     assert "alice: refused (the account is not closed)" in messages
-    assert Client().login(username="bob", password=PASSWORD)
+    assert Client().login(request=HttpRequest(), username="bob", password=PASSWORD)
     page = admin_client.get(reverse("admin:auth_user_change", args=[bob.pk])).content.decode()
     assert "Last access change" in page
     assert AccessChange.objects.get(player=bob).changed_by == admin_user

@@ -170,7 +170,8 @@ def test_the_layer_check_allows_imports_downward():
 # database's one write lock from its start (IMMEDIATE), so a password hash (PBKDF2, a
 # quarter of a second), a mail or a network call inside one makes every move wait.
 SLOW_CALLS = {
-    "make_password", "check_password", "set_password",
+    # authenticate: a hash, and django-axes' writes of the failed-login counts.
+    "make_password", "check_password", "set_password", "authenticate",
     "send_mail", "send_mass_mail", "mail_admins", "mail_managers", "send_messages",
     "urlopen", "create_connection", "SMTP", "SMTP_SSL",
 }
@@ -304,13 +305,16 @@ def test_no_slow_work_inside_a_transaction(path, slow_functions):
 
 def test_the_project_functions_that_hash_are_known_as_slow(slow_functions):
     # The guard above follows calls to these: it would be vacuous if it found none.
-    assert {"request_subscription", "unsubscribe"} <= slow_functions
+    assert {"request_subscription", "unsubscribe", "check_login", "password"} <= slow_functions
 
 
 BAD_SNIPPETS = {
     "decorated": "@transaction.atomic\ndef f(p):\n    return make_password(p)\n",
     "decorated-with-args": "@transaction.atomic(using='x')\ndef f(u, p):\n    u.set_password(p)\n",
     "with-block": "def f(u, p):\n    with transaction.atomic():\n        u.check_password(p)\n",
+    "authenticate": (
+        "def f(r, n, p):\n    with transaction.atomic():\n        authenticate(r, n, p)\n"
+    ),
     "bare-atomic": "def f(p):\n    with atomic():\n        hashers.make_password(p)\n",
     "nested-with": (
         "def f(p):\n    with transaction.atomic():\n        if p:\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.http import HttpRequest
 
 from accounts import services as accounts
 from accounts.models import SubscriptionRequest
@@ -22,14 +23,18 @@ def credentials_file(settings, tmp_path):
 
 def test_seed_creates_a_working_superuser_login(client, credentials_file, db):
     credentials = demo.seed()
-    assert client.login(username="admin", password=credentials.admin_password)
+    assert client.login(
+        request=HttpRequest(), username="admin", password=credentials.admin_password
+    )
     assert User.objects.get(username="admin").is_superuser
 
 
 def test_seed_creates_players_who_can_log_in(client, credentials_file, db):
     credentials = demo.seed()
     for username in credentials.players:
-        assert client.login(username=username, password=credentials.player_password)
+        assert client.login(
+            request=HttpRequest(), username=username, password=credentials.player_password
+        )
 
 
 def test_seed_creates_games_in_progress_and_a_finished_one(credentials_file, db):
@@ -58,7 +63,7 @@ def test_lost_credentials_file_resets_the_admin_password(client, credentials_fil
     credentials_file.unlink()
     second = demo.seed()
     assert second.admin_password != first.admin_password
-    assert client.login(username="admin", password=second.admin_password)
+    assert client.login(request=HttpRequest(), username="admin", password=second.admin_password)
 
 
 def test_seed_demo_command_prints_the_admin_login(credentials_file, db, capsys):

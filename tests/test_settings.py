@@ -200,6 +200,16 @@ def test_subscription_limits_come_from_the_environment():
     assert tuned["espol"]["ESPOL_SUBSCRIPTIONS_PER_CONNECTION"] == 0
 
 
+def test_password_hashers_put_argon2_first_and_keep_pbkdf2_for_old_hashes():
+    from ajedrez import settings as project_settings
+
+    hashers = getattr(project_settings, "PASSWORD_HASHERS", [])
+    assert hashers[:1] == ["django.contrib.auth.hashers.Argon2PasswordHasher"]
+    assert "django.contrib.auth.hashers.PBKDF2PasswordHasher" in hashers
+    # The library Django's Argon2 hasher needs is installed.
+    import argon2  # noqa: F401
+
+
 def test_debug_is_off_unless_asked_for():
     assert settings_under({})["debug"] is False
     assert settings_under({"DEBUG": "1"})["debug"] is True

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import check_password
+from django.http import HttpRequest
 from django.test import Client
 from django.utils import translation
 
@@ -91,7 +92,7 @@ def test_approval_gives_a_working_login(db):
     user = services.approve_subscription(request_id=made.pk, admin=None)
     assert user.is_active
     assert (user.first_name, user.last_name) == ("Dora", "Reyes")
-    assert Client().login(username="dora", password="dora-secret")
+    assert Client().login(request=HttpRequest(), username="dora", password="dora-secret")
     made.refresh_from_db()
     assert (made.status, made.user) == ("approved", user)
 
@@ -113,7 +114,7 @@ def test_approval_records_who_decided(alice):
 
 def test_pending_request_cannot_log_in(db):
     request()
-    assert not Client().login(username="dora", password="dora-secret")
+    assert not Client().login(request=HttpRequest(), username="dora", password="dora-secret")
 
 
 def test_rejection_gives_no_login(db):
@@ -122,7 +123,7 @@ def test_rejection_gives_no_login(db):
     made.refresh_from_db()
     assert made.status == "rejected"
     assert not User.objects.filter(username="dora").exists()
-    assert not Client().login(username="dora", password="dora-secret")
+    assert not Client().login(request=HttpRequest(), username="dora", password="dora-secret")
 
 
 def test_approving_twice_is_refused(db):
@@ -184,7 +185,7 @@ def test_unsubscribe_deactivates_the_account(alice):
     services.unsubscribe(player=alice, password=PASSWORD)
     alice.refresh_from_db()
     assert not alice.is_active
-    assert not Client().login(username="alice", password=PASSWORD)
+    assert not Client().login(request=HttpRequest(), username="alice", password=PASSWORD)
 
 
 def test_unsubscribe_ends_each_active_game_as_a_loss(alice, bob, carol, start_game):
@@ -245,7 +246,7 @@ def test_restoring_access_lets_the_player_log_in_again(alice, bob, start_game):
     bob.refresh_from_db()
     game.refresh_from_db()
     assert bob.is_active
-    assert Client().login(username="bob", password=PASSWORD)
+    assert Client().login(request=HttpRequest(), username="bob", password=PASSWORD)
     # What ended with the closure stays ended.
     assert (game.status, game.termination) == ("finished", "abandonment")
     change = AccessChange.objects.get(player=bob)

@@ -56,3 +56,24 @@ def test_subscription_requests_are_counted_per_address_by_the_settings(settings)
     assert answers == [True, True, False]
     assert throttling.subscription_request("192.0.2.2").allowed
 
+
+
+# --------------------------------------------------------------------------- addresses
+
+
+@pytest.mark.parametrize(
+    ("host", "counted_as"),
+    [
+        ("203.0.113.7", "203.0.113.7"),
+        ("::ffff:203.0.113.7", "203.0.113.7"),
+        ("2001:db8:1:2:aaaa::1", "2001:db8:1:2::"),
+        ("2001:db8:1:2:bbbb::2", "2001:db8:1:2::"),
+        ("2001:db8:1:3::1", "2001:db8:1:3::"),
+        ("fe80::1%eth0", "fe80::"),
+        ("not an address", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_clients_are_counted_by_ipv4_address_or_ipv6_64(host, counted_as):
+    assert throttling.client_address(host) == counted_as

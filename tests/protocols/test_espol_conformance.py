@@ -216,18 +216,18 @@ def test_malformed_arguments_get_802_and_change_nothing(login, alice, bob, game,
 def test_unexpected_error_before_login_gets_401_and_the_session_goes_on(
     connect, alice, monkeypatch
 ):
-    from accounts import selectors
+    from accounts import throttling
 
-    real = selectors.active_player
+    real = throttling.authenticate
 
     def broken(*args, **kwargs):
         raise RuntimeError("database exploded")
 
-    monkeypatch.setattr(selectors, "active_player", broken)
+    monkeypatch.setattr(throttling, "authenticate", broken)
     client = connect()
     assert client.send("USER:alice").code == 101
     assert client.send(f"PASS:{PASSWORD}").code == 401
-    monkeypatch.setattr(selectors, "active_player", real)
+    monkeypatch.setattr(throttling, "authenticate", real)
     assert client.send("USER:alice").code == 101
     assert client.send(f"PASS:{PASSWORD}").code == 102
 

@@ -70,7 +70,7 @@ def test_unexpected_errors_become_401(alice, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("accounts.selectors.active_player", broken)
+    monkeypatch.setattr("accounts.throttling.authenticate", broken)
     session = handlers.Session()
     assert run(session, b"USER:alice").code == Code.S_USER
     assert run(session, b"PASS:anything").code == Code.E_SYSTEM
@@ -84,6 +84,9 @@ def clock(monkeypatch) -> list[float]:
     return now
 
 
+HOME, GUESSER = "203.0.113.7", "198.51.100.9"
+
+
 def test_throttle_delay_is_nothing_before_a_failure_then_doubles_to_its_cap():
     throttle = LoginThrottle(base=0.5, cap=3.0)
     assert [throttle.delay(n) for n in range(6)] == [0.0, 0.5, 1.0, 2.0, 3.0, 3.0]
@@ -91,64 +94,105 @@ def test_throttle_delay_is_nothing_before_a_failure_then_doubles_to_its_cap():
 
 def test_throttle_lets_a_name_without_failures_be_checked_at_once(clock):
     throttle = LoginThrottle(base=0.5, cap=8.0)
-    assert throttle.reserve("alice") == 0.0
-    assert throttle.reserve("alice") == 0.0
+    assert throttle.reserve("alice", HOME) == 0.0
+    assert throttle.reserve("alice", HOME) == 0.0
 
 
 def test_throttle_makes_the_next_check_wait_after_each_failure(clock):
     throttle = LoginThrottle(base=0.5, cap=3.0)
     waits = []
     for _ in range(5):
-        wait = throttle.reserve("alice")
+        wait = throttle.reserve("alice", GUESSER)
         waits.append(wait)
         clock[0] += wait
-        throttle.failed("alice")
+        throttle.failed("alice", GUESSER)
     assert waits == [0.0, 0.5, 1.0, 2.0, 3.0]
 
 
 def test_throttle_counts_the_time_a_client_waited_by_itself(clock):
     throttle = LoginThrottle(base=0.5, cap=8.0)
-    throttle.failed("alice")
-    throttle.failed("alice")  # the next check is 1 s away
+    throttle.failed("alice", GUESSER)
+    throttle.failed("alice", GUESSER)  # the next check is 1 s away
     clock[0] += 0.75
-    assert throttle.reserve("alice") == pytest.approx(0.25)
+    assert throttle.reserve("alice", GUESSER) == pytest.approx(0.25)
 
 
-def test_throttle_queues_checks_that_arrive_together(clock):
+def test_throttle_queues_checks_from_one_address_that_arrive_together(clock):
     throttle = LoginThrottle(base=0.5, cap=8.0)
-    throttle.failed("alice")
+    throttle.failed("alice", GUESSER)
     # Three guesses at the same instant: each waits for the turn after the previous one.
-    assert [throttle.reserve("alice") for _ in range(3)] == [0.5, 1.0, 1.5]
+    assert [throttle.reserve("alice", GUESSER) for _ in range(3)] == [0.5, 1.0, 1.5]
 
 
-def test_throttle_reports_failures_and_the_next_wait(clock):
+def test_throttle_reports_failures_of_the_name_and_of_the_address(clock):
     throttle = LoginThrottle(base=0.5, cap=8.0)
-    assert throttle.failed("alice") == (1, 0.5)
-    assert throttle.failed("alice") == (2, 1.0)
+    assert throttle.failed("alice", GUESSER) == (1, 1, 0.5)
+    assert throttle.failed("bob", GUESSER) == (1, 2, 1.0)
+    assert throttle.failed("alice", GUESSER) == (2, 3, 2.0)
 
 
-def test_throttle_forgets_a_name_after_a_success(clock):
+def test_throttle_does_not_hold_a_name_back_from_another_address(clock):
+    # Keyed by the name alone, guesses queued on it held its owner's right password back
+    # behind them: the guessers could lock a player out without knowing anything.
     throttle = LoginThrottle(base=0.5, cap=8.0)
-    throttle.failed("alice")
-    throttle.failed("alice")
-    throttle.succeeded("alice")
-    assert throttle.reserve("alice") == 0.0
+    for _ in range(8):
+        throttle.failed("alice", GUESSER)
+    assert [throttle.reserve("alice", GUESSER) for _ in range(3)] == [8.0, 16.0, 24.0]
+    assert throttle.reserve("alice", HOME) == 0.0
+
+
+def test_throttle_slows_one_address_trying_many_names(clock):
+    throttle = LoginThrottle(base=0.5, cap=8.0)
+    throttle.failed("alice", GUESSER)
+    throttle.failed("bob", GUESSER)
+    assert throttle.reserve("carol", GUESSER) == pytest.approx(1.0)
+    assert throttle.reserve("carol", HOME) == 0.0
+
+
+def test_throttle_waits_for_the_later_turn_of_the_name_and_the_address(clock):
+    throttle = LoginThrottle(base=0.5, cap=8.0)
+    for _ in range(3):
+        throttle.failed("alice", GUESSER)  # alice from there: 2 s; the address: 2 s
+    clock[0] += 2.0
+    throttle.failed("bob", GUESSER)  # the address's fourth failure: 4 s from now
+    assert throttle.reserve("alice", GUESSER) == pytest.approx(4.0)
+
+
+def test_throttle_forgets_a_name_at_an_address_after_a_success(clock):
+    throttle = LoginThrottle(base=0.5, cap=8.0)
+    throttle.failed("alice", HOME)
+    throttle.failed("alice", HOME)
+    throttle.succeeded("alice", HOME)
+    clock[0] += 1.0  # past the address's turn
+    assert throttle.reserve("alice", HOME) == 0.0
+    assert throttle.failed("alice", HOME).for_name == 1
+
+
+def test_throttle_keeps_the_address_count_after_a_success(clock):
+    # Otherwise a guesser with an account of their own would log into it between guesses
+    # and try every name at full speed.
+    throttle = LoginThrottle(base=0.5, cap=8.0)
+    throttle.failed("alice", GUESSER)
+    throttle.failed("bob", GUESSER)
+    throttle.succeeded("mallory", GUESSER)
+    assert throttle.reserve("carol", GUESSER) == pytest.approx(1.0)
+    assert throttle.failed("carol", GUESSER).for_address == 3
 
 
 def test_throttle_keeps_names_apart(clock):
     throttle = LoginThrottle(base=0.5, cap=8.0)
-    throttle.failed("alice")
-    throttle.failed("alice")
-    assert throttle.reserve("bob") == 0.0
+    throttle.failed("alice", GUESSER)
+    throttle.failed("alice", GUESSER)
+    assert throttle.reserve("bob", HOME) == 0.0
 
 
 def test_throttle_forgets_failures_older_than_its_window(clock):
     throttle = LoginThrottle(base=0.5, cap=8.0, window=60.0)
-    throttle.failed("alice")
-    throttle.failed("alice")
+    throttle.failed("alice", GUESSER)
+    throttle.failed("alice", GUESSER)
     clock[0] += 61.0
-    assert throttle.reserve("alice") == 0.0
-    assert throttle.failed("alice") == (1, 0.5)
+    assert throttle.reserve("alice", GUESSER) == 0.0
+    assert throttle.failed("alice", GUESSER) == (1, 1, 0.5)
 
 
 # --------------------------------------------------------------------------- layering

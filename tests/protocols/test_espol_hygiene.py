@@ -231,7 +231,7 @@ def test_after_wrong_passwords_the_right_one_waits_its_turn_too(start_server, se
     client.close()
 
 
-def test_wrong_passwords_slow_down_per_user_name_across_connections(
+def test_wrong_passwords_slow_down_a_name_from_one_address_across_connections(
     start_server, settings, alice
 ):
     slow_logins(settings)
@@ -273,6 +273,70 @@ def test_parallel_guesses_on_one_name_are_checked_one_after_another(
         client.close()
 
 
+def test_guessers_from_one_address_do_not_hold_back_the_players_login_from_another(
+    start_server, settings, alice
+):
+    # Queued by the name alone, eight guessers held alice's right password back behind
+    # their own checks (for a minute at the default delays): a lock-out weapon needing no
+    # knowledge at all. Keyed by name and address, they only slow themselves.
+    settings.ESPOL_LOGIN_DELAY = 0.5
+    settings.ESPOL_LOGIN_DELAY_MAX = 8.0
+    runner = start_server()
+    first = EspolClient("127.0.0.1", runner.port)
+    first.send("USER:alice")
+    assert first.send("PASS:wrong").code == 815
+    guessers = [EspolClient("127.0.0.1", runner.port, timeout=30.0) for _ in range(8)]
+    for guesser in guessers:
+        assert guesser.send("USER:alice").code == 101
+    answers: list[tuple[float, int | None]] = []
+
+    def wait_for_answer(guesser: EspolClient) -> None:
+        reply = guesser.receive()
+        answers.append((time.monotonic(), reply.code if reply else None))
+
+    for guesser in guessers:
+        guesser.send_raw(b"PASS:wrong\r\n")
+    readers = [threading.Thread(target=wait_for_answer, args=(g,)) for g in guessers]
+    for reader in readers:
+        reader.start()
+    # The guessers' checks are queued half a second apart: about 4 s for all eight.
+    player = EspolClient("127.0.0.1", runner.port, source_address=("127.0.0.2", 0))
+    assert player.send("USER:alice").code == 101
+    started = time.monotonic()
+    reply = player.send(f"PASS:{PASSWORD}")
+    answered_at = time.monotonic()
+    for reader in readers:
+        reader.join(30)
+    assert reply.code == 102
+    assert len(answers) == 8
+    assert all(code in (815, 402) for _at, code in answers)
+    # Behind their queue she would be answered after all eight; she is answered before
+    # most of them (and long before the last).
+    answered_after_her = [at for at, _code in answers if at > answered_at]
+    assert len(answered_after_her) >= 4
+    assert answered_at - started < (max(at for at, _code in answers) - started) / 2
+    for client in [first, player, *guessers]:
+        client.close()
+
+
+def test_one_address_trying_many_names_slows_down_across_connections(
+    start_server, settings, alice, bob, carol
+):
+    # Each name from there has one failure at most: the address's count slows it.
+    slow_logins(settings)
+    runner = start_server()
+    for name in ("alice", "bob"):
+        one_try = EspolClient("127.0.0.1", runner.port)
+        one_try.send(f"USER:{name}")
+        assert one_try.send("PASS:wrong").code == 815
+        one_try.close()
+    fresh = EspolClient("127.0.0.1", runner.port)
+    fresh.send("USER:carol")
+    code, seconds = timed(fresh, "PASS:wrong")
+    assert code == 815 and seconds >= 0.45
+    fresh.close()
+
+
 def test_different_names_on_one_connection_slow_down_too(start_server, settings, alice, bob):
     slow_logins(settings)
     runner = start_server()
@@ -285,20 +349,23 @@ def test_different_names_on_one_connection_slow_down_too(start_server, settings,
     client.close()
 
 
-def test_a_right_password_resets_the_slowdown(start_server, settings, alice):
-    settings.ESPOL_LOGIN_DELAY = 0.3
+def test_logging_into_an_account_does_not_clear_the_addresss_slowdown(
+    start_server, settings, alice, bob, carol
+):
+    # A guesser with an account of their own could otherwise log into it between
+    # guesses and try every other name at full speed.
+    slow_logins(settings)
     runner = start_server()
     client = EspolClient("127.0.0.1", runner.port)
-    client.send("USER:alice")
-    client.send("PASS:wrong")
-    client.send("PASS:wrong")
+    for name in ("alice", "bob"):
+        client.send(f"USER:{name}")
+        assert client.send("PASS:wrong").code == 815
+    client.send("USER:carol")
     assert client.send(f"PASS:{PASSWORD}").code == 102
-    other = EspolClient("127.0.0.1", runner.port)
-    other.send("USER:alice")
-    code, seconds = timed(other, "PASS:wrong")
-    assert code == 815 and seconds < 0.25
+    client.send("USER:alice")
+    code, seconds = timed(client, "PASS:wrong")
+    assert code == 815 and seconds >= 0.45
     client.close()
-    other.close()
 
 
 def test_slow_wrong_password_does_not_block_other_clients(start_server, settings, alice, bob):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.http import HttpRequest
 from django.test import Client
 from django.urls import reverse
 
@@ -11,7 +12,7 @@ from accounts import services as accounts
 from accounts.models import SubscriptionRequest
 from games import services
 from games.models import Challenge, Game
-from tests.conftest import PASSWORD
+from tests.conftest import PASSWORD, pbkdf2_hash
 
 User = get_user_model()
 
@@ -255,6 +256,28 @@ def test_login_with_empty_fields_names_each_missing_field(client, db):
     assert set(response.context["form"].errors) == {"username", "password"}
 
 
+def test_a_pbkdf2_password_is_rehashed_with_argon2_at_the_next_login(
+    client, alice, production_hashers
+):
+    User.objects.filter(pk=alice.pk).update(password=pbkdf2_hash(PASSWORD))
+
+    response = login(client, "alice", PASSWORD)
+
+    assert response.status_code == 302
+    assert User.objects.get(pk=alice.pk).password.startswith("argon2$argon2id$")
+    # The session was made with the new hash, so the upgrade does not log it out.
+    assert client.get(reverse("dashboard")).status_code == 200
+
+
+def test_a_wrong_password_leaves_an_old_hash_as_it_was(client, alice, production_hashers):
+    old = pbkdf2_hash(PASSWORD)
+    User.objects.filter(pk=alice.pk).update(password=old)
+
+    login(client, "alice", "wrong")
+
+    assert User.objects.get(pk=alice.pk).password == old
+
+
 # --------------------------------------------------------------------------- logout
 
 
@@ -369,7 +392,7 @@ def test_unsubscribe_closes_the_account_and_loses_the_games(client, alice, bob, 
     assert game.result == Game.Result.BLACK_WINS
     assert not Challenge.objects.filter(status=Challenge.Status.PENDING).exists()
     assert "_auth_user_id" not in client.session
-    assert not Client().login(username="alice", password=PASSWORD)
+    assert not Client().login(request=HttpRequest(), username="alice", password=PASSWORD)
 
 
 def test_unsubscribe_needs_a_login(client, db):
