@@ -59,6 +59,24 @@ const ground = Chessground(document.getElementById("board"), {
   drawable: { enabled: true },
 });
 
+// Chessground turns the pointer's position into a square with the board's place on the
+// page, which it measures once and keeps until the page scrolls, the window is resized or
+// the board changes size. Notices above the board (the error box, the message that a game
+// has started, the draw and result banners) move the board without any of those: a drop
+// then landed a rank off (d2–a5 was played as Qd1–a4+), or on no piece at all. Instead of
+// telling it about each notice, present and future, the page drops that measure at every
+// pointer event, in the capture phase on window, so before chessground's own listeners
+// (on the board and the document) read it: the press, each step of a drag and the drop
+// are each mapped with the board where it is then. Only chessground's pointer handling
+// reads the board's place (drawing uses its size alone), and the cost is one
+// getBoundingClientRect per event it handles.
+function forgetBoardPlace() {
+  ground.state.dom.bounds.clear(); // state.dom is rebuilt by redrawAll: look it up each time
+}
+for (const type of ["mousedown", "mousemove", "mouseup", "touchstart", "touchmove", "touchend"]) {
+  window.addEventListener(type, forgetBoardPlace, { capture: true, passive: true });
+}
+
 function fenAt(ply) {
   return ply === 0 ? STARTING_FEN : state.moves[ply - 1].fen_after;
 }
@@ -753,6 +771,7 @@ window.ajedrezGame = {
   },
   reconnect: connect,
   boardFen: () => ground.getFen(),
+  ground,
 };
 
 render();
