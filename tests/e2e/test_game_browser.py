@@ -33,13 +33,17 @@ PASSWORD = "tablero-de-1995"
 # --------------------------------------------------------------------------- helpers
 
 
-def play_by_dragging(white: Page, black: Page, moves: list[str]) -> None:
+def play_by_dragging(
+    white: Page, black: Page, moves: list[str], *, confirm: bool = False
+) -> None:
     """Alternate drags (UCI ``e2e4``), each time waiting for the opponent's page to show
-    the move without a reload."""
+    the move without a reload; with ``confirm``, each move is confirmed after the drag."""
     played = len(move_list(white))
     for uci in moves:
         mover, other = (white, black) if played % 2 == 0 else (black, white)
         drag(mover, uci[:2], uci[2:4])
+        if confirm:
+            mover.locator("#btn-move-confirm").click()
         played += 1
         expect_moves(other, played)
         expect_moves(mover, played)
@@ -100,9 +104,10 @@ def test_subscribe_approve_challenge_and_mate_with_live_updates(
 
     open_game(ana, game)
     open_game(beto, game)
-    play_by_dragging(ana, beto, ["f2f3", "e7e5"])
+    # New accounts confirm each move before it is sent (the default preference).
+    play_by_dragging(ana, beto, ["f2f3", "e7e5"], confirm=True)
     screenshot(ana, "game-mid-game")
-    play_by_dragging(ana, beto, ["g2g4", "d8h4"])
+    play_by_dragging(ana, beto, ["g2g4", "d8h4"], confirm=True)
     for page in (ana, beto):
         expect(page.locator("#result-banner")).to_contain_text("0-1")
     assert move_list(ana) == ["f3", "e5", "g4", "Qh4#"]
