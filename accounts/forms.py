@@ -166,6 +166,7 @@ class PreferencesForm(forms.ModelForm):
             "orientation",
             "sound",
             "show_status_bar",
+            "confirm_moves",
         ]
         widgets = {
             "board_theme": forms.RadioSelect(attrs={"class": "form-check-input"}),
@@ -176,5 +177,9 @@ class PreferencesForm(forms.ModelForm):
             "show_status_bar": _(
                 "Below the board: your colour, whose turn it is, the move number and the "
                 "time the last move took."
+            ),
+            "confirm_moves": _(
+                "A move you make stays on the board with Confirm and Cancel, and is sent "
+                "only when you confirm it."
             ),
         }

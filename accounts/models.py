@@ -126,6 +126,9 @@ class Preferences(models.Model):
     )
     sound = models.BooleanField(_("sound on the opponent's move"), default=True)
     show_status_bar = models.BooleanField(_("show the status bar"), default=True)
+    # On for everyone while games have no clock: a correspondence move cannot be taken
+    # back, and a slip of the finger or the mouse is the likeliest way to lose one.
+    confirm_moves = models.BooleanField(_("confirm each move before it is sent"), default=True)
 
     def __str__(self) -> str:
         return f"preferences of {self.player}"

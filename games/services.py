@@ -193,6 +193,47 @@ def _finish(
     record_result(white_id=game.white_id, black_id=game.black_id, result=outcome.result)
 
 
+def _check_move(game: Game, player: Player, move_number: int) -> None:
+    """Refuse a move by ``player`` as half-move ``move_number`` that ``game`` cannot take."""
+    colour = _colour_in(game, player)
+    _require_active(game)
+    if move_number != game.next_move_number:
+        raise errors.WrongMoveNumber(expected=game.next_move_number)
+    if game.colour_to_move != colour:
+        raise errors.NotYourTurn()
+    if game.draw_offer_by:
+        raise errors.DrawOfferPending()
+
+
+def _read_move(base_fen: str, history: Sequence[str], move: str) -> rules.PlayedMove:
+    """``move`` played on the position ``history`` leads to, or the domain error."""
+    try:
+        return rules.play(base_fen, history, move)
+    except rules.MoveTextError as exc:
+        raise errors.InvalidMove() from exc
+    except rules.AmbiguousMoveError as exc:
+        raise errors.IllegalMove(
+            _("“%(text)s” could be more than one move here (%(moves)s): write the one you mean.")
+            % {"text": exc.text, "moves": ", ".join(exc.readings)},
+            readings=list(exc.readings),
+        ) from exc
+    except rules.IllegalMoveError as exc:
+        raise errors.IllegalMove() from exc
+
+
+def preview_move(*, game_id: int, player: Player, move_number: int, move: str) -> rules.PlayedMove:
+    """What ``move`` (UCI or SAN) would be if ``player`` played it now as half-move
+    ``move_number``: checked as :func:`make_move` checks it, and nothing written.
+
+    The game page shows a typed move on the board this way before the player confirms
+    it; :func:`make_move` checks everything again when it is sent. The stored position
+    is enough to read a move; the ``outcome`` returned leaves repetitions out.
+    """
+    game = selectors.game(game_id)
+    _check_move(game, player, move_number)
+    return _read_move(game.fen, [], move)
+
+
 @transaction.atomic
 def make_move(
     *,
@@ -208,31 +249,13 @@ def make_move(
     refused with :class:`~games.errors.WrongMoveNumber`, so a move is never applied twice.
     """
     game = _lock_game(game_id)
-    colour = _colour_in(game, player)
-    _require_active(game)
-    if move_number != game.next_move_number:
-        raise errors.WrongMoveNumber(expected=game.next_move_number)
-    if game.colour_to_move != colour:
-        raise errors.NotYourTurn()
-    if game.draw_offer_by:
-        raise errors.DrawOfferPending()
+    _check_move(game, player, move_number)
     if rules.move_can_repeat_fivefold(game.fen):
         base_fen, history = selectors.repetition_window(game)
     else:
         # Most moves: no repetition can end the game yet, the stored position suffices.
         base_fen, history = game.fen, []
-    try:
-        played = rules.play(base_fen, history, move)
-    except rules.MoveTextError as exc:
-        raise errors.InvalidMove() from exc
-    except rules.AmbiguousMoveError as exc:
-        raise errors.IllegalMove(
-            _("“%(text)s” could be more than one move here (%(moves)s): write the one you mean.")
-            % {"text": exc.text, "moves": ", ".join(exc.readings)},
-            readings=list(exc.readings),
-        ) from exc
-    except rules.IllegalMoveError as exc:
-        raise errors.IllegalMove() from exc
+    played = _read_move(base_fen, history, move)
     now = timezone.now()
     created = Move.objects.create(
         game=game,

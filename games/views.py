@@ -102,6 +102,8 @@ def _js_strings() -> dict[str, str]:
         "blackWins": _("Black wins"),
         "draw": _("Draw"),
         "confirmResign": _("Resign this game?"),
+        "confirmMove": _("Play %(move)s?"),
+        "moveNotSent": _("The game changed before you confirmed: your move was not sent."),
     }
 
 
@@ -136,6 +138,7 @@ def _game_page(
                 "coordinates": prefs.show_coordinates,
                 "sound": prefs.sound,
                 "statusBar": prefs.show_status_bar,
+                "confirmMoves": prefs.confirm_moves,
                 "theme": prefs.board_theme,
                 "pieces": prefs.piece_set,
             },
@@ -143,6 +146,7 @@ def _game_page(
                 "ws": f"/ws/games/{game.pk}/",
                 "state": reverse("game_state", args=[game.pk]),
                 "move": reverse("game_move", args=[game.pk]),
+                "movePreview": reverse("game_move_preview", args=[game.pk]),
                 "drawOffer": reverse("game_draw_offer", args=[game.pk]),
                 "drawAnswer": reverse("game_draw_answer", args=[game.pk]),
                 "resign": reverse("game_resign", args=[game.pk]),
@@ -299,6 +303,31 @@ def game_move(request: AuthenticatedRequest, pk: int) -> HttpResponse:
         _("Move played."),
         refused_page=lambda error: refused_page(error.message, error_status(error)),
     )
+
+
+@login_required
+@require_GET
+def game_move_preview(request: AuthenticatedRequest, pk: int) -> JsonResponse:
+    """What a typed move would be (``?number=&move=``), as JSON: its UCI and SAN, or the
+    error playing it would meet. Nothing is played: the page shows the move on the board
+    for the player to confirm (the ``confirm_moves`` preference), then sends it."""
+    form = MoveForm(request.GET)
+    if not form.is_valid():
+        return JsonResponse(
+            {"type": "error", "code": "invalid_form", "message": _form_error_text(form),
+             "fields": form.errors},
+            status=400,
+        )
+    try:
+        played = services.preview_move(
+            game_id=pk,
+            player=request.user,
+            move_number=form.cleaned_data["number"],
+            move=form.cleaned_data["move"],
+        )
+    except errors.DomainError as error:
+        return JsonResponse({"type": "error", **error.as_dict()}, status=error_status(error))
+    return JsonResponse({"type": "preview", "uci": played.uci, "san": played.san})
 
 
 @login_required

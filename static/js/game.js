@@ -26,7 +26,9 @@ const state = {
   ply: data.moves.length, // the position shown; moves.length = live
   orientation: data.prefs.orientation,
   coordinates: data.prefs.coordinates,
-  pending: false,
+  pending: false, // a move sent, not yet answered
+  confirming: null, // a move shown on the board, waiting for Confirm or Cancel
+  boardAhead: false, // the board shows the player's move, not yet in the game
   connection: "connecting",
 };
 
@@ -40,7 +42,8 @@ const $ = (sel) => document.querySelector(sel);
 
 // ------------------------------------------------------------------ board
 
-const ground = Chessground(document.getElementById("board"), {
+const boardElement = document.getElementById("board");
+const ground = Chessground(boardElement, {
   fen: STARTING_FEN,
   orientation: state.orientation,
   coordinates: data.prefs.coordinates,
@@ -58,6 +61,24 @@ const ground = Chessground(document.getElementById("board"), {
   },
   drawable: { enabled: true },
 });
+
+// Chessground turns the pointer's position into a square with the board's place on the
+// page, which it measures once and keeps until the page scrolls, the window is resized or
+// the board changes size. Notices above the board (the error box, the message that a game
+// has started, the draw and result banners) move the board without any of those: a drop
+// then landed a rank off (d2–a5 was played as Qd1–a4+), or on no piece at all. Instead of
+// telling it about each notice, present and future, the page drops that measure at every
+// pointer event, in the capture phase on window, so before chessground's own listeners
+// (on the board and the document) read it: the press, each step of a drag and the drop
+// are each mapped with the board where it is then. Only chessground's pointer handling
+// reads the board's place (drawing uses its size alone), and the cost is one
+// getBoundingClientRect per event it handles.
+function forgetBoardPlace() {
+  ground.state.dom.bounds.clear(); // state.dom is rebuilt by redrawAll: look it up each time
+}
+for (const type of ["mousedown", "mousemove", "mouseup", "touchstart", "touchmove", "touchend"]) {
+  window.addEventListener(type, forgetBoardPlace, { capture: true, passive: true });
+}
 
 function fenAt(ply) {
   return ply === 0 ? STARTING_FEN : state.moves[ply - 1].fen_after;
@@ -82,6 +103,7 @@ function canMove() {
     !stopped &&
     me !== null &&
     !state.pending &&
+    !state.confirming &&
     g.status === "active" &&
     g.turn === me &&
     !g.draw_offer_by
@@ -92,12 +114,22 @@ function renderBoard() {
   const fen = fenAt(state.ply);
   const last = state.ply > 0 ? state.moves[state.ply - 1] : null;
   const movable = canMove();
+  // A move waiting for Confirm, or sent and not yet answered, stays where the player put
+  // it: the stored position would take the piece back until the server's answer.
+  const holding =
+    isLive() && state.boardAhead && (state.pending || state.confirming !== null);
+  if (!holding) state.boardAhead = false;
+  const position = holding
+    ? {}
+    : {
+        fen,
+        turnColor: turnOf(fen),
+        lastMove: last ? [last.uci.slice(0, 2), last.uci.slice(2, 4)] : undefined,
+        check: last ? /[+#]$/.test(last.san) : false,
+      };
   ground.set({
-    fen,
-    turnColor: turnOf(fen),
+    ...position,
     orientation: state.orientation,
-    lastMove: last ? [last.uci.slice(0, 2), last.uci.slice(2, 4)] : undefined,
-    check: last ? /[+#]$/.test(last.san) : false,
     movable: {
       color: movable ? me : undefined,
       dests: movable ? destsMap(state.dests) : new Map(),
@@ -149,18 +181,123 @@ function choosePromotion(colour) {
   });
 }
 
-async function onBoardMove(orig, dest) {
+const PROMOTION_ROLES = { q: "queen", r: "rook", b: "bishop", n: "knight" };
+const PIECE_LETTERS = { king: "K", queen: "Q", rook: "R", bishop: "B", knight: "N", pawn: "" };
+
+// Chessground moves the piece, and the rook when castling; the rest of a move is drawn
+// here until the server's position replaces it: the pawn taken en passant goes, and a
+// promoted pawn becomes the piece chosen.
+function finishMoveOnBoard(orig, dest, promotion, enPassant) {
+  state.boardAhead = true;
+  const changes = new Map();
+  if (enPassant) changes.set(dest[0] + orig[1], undefined);
+  if (promotion) changes.set(dest, { role: PROMOTION_ROLES[promotion], color: me });
+  if (changes.size) ground.setPieces(changes);
+}
+
+// The move in long algebraic notation (Ng1-f3, Bd2xa5, e7-e8=Q, O-O): what the player
+// did, read from the board, without a chess engine on the page.
+function longNotation(orig, dest, role, capture, promotion) {
+  if (role === "king" && Math.abs(orig.charCodeAt(0) - dest.charCodeAt(0)) === 2) {
+    return dest[0] === "g" ? "O-O" : "O-O-O";
+  }
+  const suffix = promotion ? `=${promotion.toUpperCase()}` : "";
+  return `${PIECE_LETTERS[role]}${orig}${capture ? "x" : "-"}${dest}${suffix}`;
+}
+
+async function onBoardMove(orig, dest, meta) {
+  const piece = ground.state.pieces.get(dest);
+  const enPassant =
+    piece && piece.role === "pawn" && orig[0] !== dest[0] && !(meta && meta.captured);
   let uci = orig + dest;
+  let promotion = "";
   if (isPromotion(orig, dest)) {
-    const letter = await choosePromotion(me);
-    if (!letter) {
+    promotion = await choosePromotion(me);
+    if (!promotion) {
       render(); // cancelled: put the pawn back
       return;
     }
-    uci += letter;
+    uci += promotion;
   }
+  finishMoveOnBoard(orig, dest, promotion, enPassant);
+  if (data.prefs.confirmMoves) {
+    const capture = Boolean(meta && meta.captured) || enPassant;
+    askToConfirm(uci, longNotation(orig, dest, piece.role, capture, promotion), {
+      returnFocus: boardElement,
+    });
+  } else {
+    sendMove(uci);
+  }
+}
+
+// ------------------------------------------------------------------ move confirmation
+
+// With the confirm_moves preference a move is shown on the board and sent only once the
+// player confirms it. Focus goes to Confirm (Enter confirms, Escape cancels anywhere);
+// afterwards it goes back where the move was made (the board or the move box). ``typed``
+// is the text a typed move came from, for the box to be emptied once it is played.
+let previewSerial = 0; // a typed move being read by the server is stale once this moves on
+
+function askToConfirm(uci, label, { returnFocus, typed = null }) {
+  previewSerial += 1; // this move replaces one still being read
+  state.confirming = { uci, returnFocus, typed };
+  renderBoard(); // nothing else moves while this move waits
+  $("#move-confirm-text").textContent = S.confirmMove.replace("%(move)s", label);
+  $("#move-confirm").hidden = false;
+  $("#btn-move-confirm").focus();
+}
+
+function closeConfirmation() {
+  const pending = state.confirming;
+  state.confirming = null;
+  $("#move-confirm").hidden = true;
+  if (pending.returnFocus) pending.returnFocus.focus({ preventScroll: true });
+  return pending;
+}
+
+function confirmMove() {
+  if (!state.confirming) return;
+  const { uci, typed } = closeConfirmation();
+  typedMove = typed;
   sendMove(uci);
 }
+
+// The move is not sent and the board shows the game's position again. A typed move
+// stays in the box, to be corrected or sent again.
+function cancelMove() {
+  if (!state.confirming) return;
+  closeConfirmation();
+  renderBoard();
+}
+
+// The game changed (the opponent moved, offered a draw, resigned…): the move waiting
+// was made on a position that is gone, so it is dropped and the player told why.
+function dropMoveForUpdate() {
+  if (!state.confirming) return;
+  cancelMove();
+  showError(S.moveNotSent);
+}
+
+document.addEventListener("keydown", (e) => {
+  if (!state.confirming || e.altKey || e.ctrlKey || e.metaKey) return;
+  if (e.key === "Escape") {
+    e.preventDefault();
+    cancelMove();
+  } else if (e.key === "Enter") {
+    // On Confirm or Cancel, Enter presses the button focused. On the board (clicked
+    // again while the move waits) or on nothing it confirms; in a field or on another
+    // control it keeps its usual meaning.
+    const target = e.target;
+    const onPage = target === document.body || target === document.documentElement;
+    if (onPage || (target instanceof Element && target.closest("#board"))) {
+      e.preventDefault();
+      confirmMove();
+    }
+  }
+});
+
+$("#btn-move-confirm")?.addEventListener("click", confirmMove);
+$("#btn-move-cancel")?.addEventListener("click", cancelMove);
 
 function sendMove(text) {
   state.pending = true;
@@ -312,6 +449,7 @@ function stopLive(message) {
   if (ws) ws.close();
   setConnection("disconnected");
   state.pending = false;
+  cancelMove();
   renderBoard(); // no more moves on a board the server will not take them from
   showError(message, { sticky: true });
 }
@@ -330,6 +468,9 @@ function closePromotionForUpdate() {
 
 function applySnapshot(snap) {
   closePromotionForUpdate();
+  if (snap.version > state.version || snap.moves.some((m) => m.number > state.moves.length)) {
+    dropMoveForUpdate();
+  }
   const wasLive = isLive();
   if (snap.after === 0) {
     state.moves = snap.moves;
@@ -363,6 +504,7 @@ function applyEvent(event) {
     return;
   }
   closePromotionForUpdate();
+  dropMoveForUpdate();
   const wasLive = isLive();
   if (event.move) {
     if (event.move.number !== state.moves.length + 1) {
@@ -549,6 +691,7 @@ async function send(type, fields = {}) {
 // ------------------------------------------------------------------ controls
 
 function step(to) {
+  cancelMove(); // the board is about to show another position
   const last = state.moves.length;
   const target = { first: 0, prev: state.ply - 1, next: state.ply + 1, last }[to] ?? to;
   state.ply = Math.max(0, Math.min(last, target));
@@ -574,7 +717,9 @@ const REPLAY_AREAS = "#board, #move-list, .replay-buttons";
 document.addEventListener("keydown", (e) => {
   const to = REPLAY_KEYS[e.key];
   if (!to || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
-  if (promotionOpen()) return; // the picker is a dialog over the board
+  // The promotion picker is a dialog over the board; a move waiting for Confirm has the
+  // keyboard's attention (Enter, Escape) until it is confirmed or cancelled.
+  if (promotionOpen() || state.confirming) return;
   const target = e.target;
   const onPage = target === document.body || target === document.documentElement;
   const inReplayArea = target instanceof Element && target.closest(REPLAY_AREAS);
@@ -586,7 +731,6 @@ document.addEventListener("keydown", (e) => {
 // Clicking the board does not focus it (chessground handles the pointer itself): focus
 // it here, so the replay keys work after playing on it. Focused by the pointer, it
 // shows no focus ring (the CSS reads data-pointer-focus).
-const boardElement = document.getElementById("board");
 boardElement.addEventListener("pointerdown", () => {
   boardElement.dataset.pointerFocus = "true";
   boardElement.focus({ preventScroll: true });
@@ -635,11 +779,67 @@ if (moveForm) {
     e.preventDefault();
     const text = moveInput.value.trim();
     if (!text) return;
-    typedMove = text;
+    step("last"); // also cancels a move waiting for Confirm: this one replaces it
     showTypedMoveError("");
-    step("last");
-    sendMove(text);
+    if (data.prefs.confirmMoves) {
+      previewTypedMove(text);
+    } else {
+      typedMove = text;
+      sendMove(text);
+    }
   });
+}
+
+// Reads a typed move through the server (the one place that reads SAN and UCI, with
+// its refusal of ambiguous text) without playing it, shows it on the board and asks
+// for confirmation. A refusal reads as it would after sending.
+async function previewTypedMove(text) {
+  const serial = ++previewSerial;
+  const version = state.version;
+  const refused = (message) => {
+    showTypedMoveError(message);
+    showError(message);
+  };
+  const query = new URLSearchParams({ number: state.game.next_move_number, move: text });
+  let response;
+  try {
+    response = await fetch(`${data.urls.movePreview}?${query}`, {
+      headers: { Accept: "application/json" },
+      credentials: "same-origin",
+    });
+  } catch {
+    if (serial === previewSerial) refused(S.offline);
+    return;
+  }
+  if (serial !== previewSerial) return; // another move was made or typed meanwhile
+  if (response.redirected) {
+    sessionEnded(); // to the login page
+    return;
+  }
+  let payload;
+  try {
+    payload = await response.json();
+  } catch {
+    refused(S.serverError);
+    return;
+  }
+  if (!response.ok) {
+    refused(payload.message);
+    return;
+  }
+  if (state.version !== version || !canMove()) {
+    // The game changed while the server read the move: it was read on a position gone.
+    showError(S.moveNotSent);
+    return;
+  }
+  const orig = payload.uci.slice(0, 2);
+  const dest = payload.uci.slice(2, 4);
+  const piece = ground.state.pieces.get(orig);
+  const enPassant =
+    piece.role === "pawn" && orig[0] !== dest[0] && !ground.state.pieces.has(dest);
+  ground.move(orig, dest);
+  finishMoveOnBoard(orig, dest, payload.uci[4], enPassant);
+  askToConfirm(payload.uci, payload.san, { returnFocus: moveInput, typed: text });
 }
 
 document.querySelectorAll("form[data-action]").forEach((form) => {
@@ -753,6 +953,9 @@ window.ajedrezGame = {
   },
   reconnect: connect,
   boardFen: () => ground.getFen(),
+  ground,
+  confirmMove,
+  cancelMove,
 };
 
 render();

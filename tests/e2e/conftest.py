@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import connections
 from django.test import Client
 
+from accounts import services as account_services
 from tests.servers import database_url_for_servers, free_port, wait_for_server_sessions_to_end
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -155,6 +156,22 @@ def new_page(server_url, transactional_db, monkeypatch) -> Iterator[Callable]:
         connections.close_all()
         started["browser"].close()
         started["playwright"].stop()
+
+
+@pytest.fixture
+def make_player(make_player) -> Callable:
+    """Players who send their moves without confirming them (the ``confirm_moves``
+    preference off), unless made with ``confirm_moves=True``. Most browser tests are
+    about something else and make many moves; ``test_move_confirmation_browser.py``
+    tests confirmation, and the journey from subscribing to mate confirms its moves,
+    as accounts made through the site do by default."""
+
+    def make(username: str, *args, confirm_moves: bool = False, **fields):
+        player = make_player(username, *args, **fields)
+        account_services.save_preferences(player=player, values={"confirm_moves": confirm_moves})
+        return player
+
+    return make
 
 
 @pytest.fixture

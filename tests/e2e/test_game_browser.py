@@ -16,6 +16,14 @@ from accounts import services as account_services
 from accounts.models import SubscriptionRequest
 from accounts.selectors import preferences_of
 from games.models import Game
+from tests.e2e.board import (
+    drag,
+    expect_moves,
+    move_list,
+    open_game,
+    square_centre,
+    type_move,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -25,50 +33,17 @@ PASSWORD = "tablero-de-1995"
 # --------------------------------------------------------------------------- helpers
 
 
-def open_game(page: Page, game: Game) -> Page:
-    page.goto(f"/games/{game.pk}/")
-    expect(page.locator("#game")).to_have_attribute("data-connection", "connected")
-    return page
-
-
-def square_centre(page: Page, square: str) -> tuple[float, float]:
-    box = page.locator("#board cg-board").bounding_box()
-    assert box is not None
-    black_below = page.locator("#board").evaluate(
-        "el => el.classList.contains('orientation-black')"
-    )
-    file, rank = ord(square[0]) - ord("a"), int(square[1]) - 1
-    column, row = (7 - file, rank) if black_below else (file, 7 - rank)
-    size = box["width"] / 8
-    return box["x"] + (column + 0.5) * size, box["y"] + (row + 0.5) * size
-
-
-def drag(page: Page, orig: str, dest: str) -> None:
-    """Drag the piece on ``orig`` to ``dest`` with the mouse, as a player does."""
-    expect(page.locator("#game")).to_have_attribute("data-can-move", "true")
-    x1, y1 = square_centre(page, orig)
-    x2, y2 = square_centre(page, dest)
-    page.mouse.move(x1, y1)
-    page.mouse.down()
-    page.mouse.move(x2, y2, steps=8)
-    page.mouse.up()
-
-
-def move_list(page: Page) -> list[str]:
-    return page.locator("#move-list .move").all_inner_texts()
-
-
-def expect_moves(page: Page, count: int) -> None:
-    expect(page.locator("#move-list .move")).to_have_count(count)
-
-
-def play_by_dragging(white: Page, black: Page, moves: list[str]) -> None:
+def play_by_dragging(
+    white: Page, black: Page, moves: list[str], *, confirm: bool = False
+) -> None:
     """Alternate drags (UCI ``e2e4``), each time waiting for the opponent's page to show
-    the move without a reload."""
+    the move without a reload; with ``confirm``, each move is confirmed after the drag."""
     played = len(move_list(white))
     for uci in moves:
         mover, other = (white, black) if played % 2 == 0 else (black, white)
         drag(mover, uci[:2], uci[2:4])
+        if confirm:
+            mover.locator("#btn-move-confirm").click()
         played += 1
         expect_moves(other, played)
         expect_moves(mover, played)
@@ -129,9 +104,10 @@ def test_subscribe_approve_challenge_and_mate_with_live_updates(
 
     open_game(ana, game)
     open_game(beto, game)
-    play_by_dragging(ana, beto, ["f2f3", "e7e5"])
+    # New accounts confirm each move before it is sent (the default preference).
+    play_by_dragging(ana, beto, ["f2f3", "e7e5"], confirm=True)
     screenshot(ana, "game-mid-game")
-    play_by_dragging(ana, beto, ["g2g4", "d8h4"])
+    play_by_dragging(ana, beto, ["g2g4", "d8h4"], confirm=True)
     for page in (ana, beto):
         expect(page.locator("#result-banner")).to_contain_text("0-1")
     assert move_list(ana) == ["f3", "e5", "g4", "Qh4#"]
@@ -236,11 +212,6 @@ def test_illegal_drop_snaps_back_without_a_request(new_page, game, alice):
 
 
 ILLEGAL = "That move is not legal in this position."
-
-
-def type_move(page: Page, text: str) -> None:
-    page.locator("#move-input").press_sequentially(text)
-    page.locator("#move-form button[type=submit]").click()
 
 
 def test_typed_illegal_move_keeps_the_text_shows_the_error_and_a_legal_one_is_played(

@@ -132,6 +132,46 @@ def test_move_answer_holds_only_moves_after_what_the_page_has(as_bob, game, play
     assert [m["number"] for m in response.json()["moves"]] == [2]
 
 
+def test_confirm_moves_preference_reaches_the_page_on_by_default(as_alice, alice, game):
+    assert page_data(as_alice.get(url("game_detail", game)))["prefs"]["confirmMoves"] is True
+    account_services.save_preferences(player=alice, values={"confirm_moves": False})
+    assert page_data(as_alice.get(url("game_detail", game)))["prefs"]["confirmMoves"] is False
+
+
+def test_move_preview_reads_a_typed_move_and_plays_nothing(as_alice, game):
+    response = as_alice.get(url("game_move_preview", game), {"number": 1, "move": "Nf3"})
+    assert response.status_code == 200
+    assert response.json() == {"type": "preview", "uci": "g1f3", "san": "Nf3"}
+    game.refresh_from_db()
+    assert game.next_move_number == 1
+    assert game.version == 1
+    assert not game.moves.exists()
+
+
+def test_move_preview_reads_a_promotion_in_uci(as_alice, game, play):
+    play(game, "a4", "b5", "axb5", "a6", "bxa6", "Nc6", "a7", "Rb8")
+    response = as_alice.get(url("game_move_preview", game), {"number": 9, "move": "a7a8n"})
+    assert response.json() == {"type": "preview", "uci": "a7a8n", "san": "a8=N"}
+
+
+def test_move_preview_refuses_as_playing_would(as_alice, as_bob, game):
+    illegal = as_alice.get(url("game_move_preview", game), {"number": 1, "move": "Qh5"})
+    assert illegal.status_code == 422
+    assert illegal.json()["code"] == "illegal_move"
+    out_of_turn = as_bob.get(url("game_move_preview", game), {"number": 1, "move": "e5"})
+    assert out_of_turn.status_code == 409
+    assert out_of_turn.json()["code"] == "not_your_turn"
+    stale = as_alice.get(url("game_move_preview", game), {"number": 3, "move": "e4"})
+    assert stale.json()["code"] == "wrong_move_number"
+    missing = as_alice.get(url("game_move_preview", game), {"number": 1})
+    assert missing.status_code == 400
+
+
+def test_move_preview_is_only_for_the_game_s_players(as_carol, game):
+    response = as_carol.get(url("game_move_preview", game), {"number": 1, "move": "e4"})
+    assert response.status_code == 403
+
+
 def test_move_posted_from_the_plain_form_redirects_to_the_game(as_alice, game):
     response = as_alice.post(url("game_move", game), {"number": 1, "move": "Nf3"}, follow=True)
     assert response.redirect_chain[-1][0] == url("game_detail", game)

@@ -30,6 +30,8 @@ def test_preferences_page_shows_the_defaults_and_writes_nothing(as_alice, alice)
     shown = response.context["form"].instance
     assert shown.board_theme == Preferences.BoardTheme.BROWN
     assert shown.show_coordinates
+    assert shown.confirm_moves
+    assert 'name="confirm_moves"' in response.content.decode()
     # Reading never writes: a player who never saved has no stored row.
     assert not Preferences.objects.filter(player=alice).exists()
 
@@ -44,6 +46,7 @@ def test_saving_preferences_stores_them_for_the_player(as_alice, alice, bob):
     assert not stored.show_coordinates
     assert not stored.sound
     assert stored.show_status_bar
+    assert not stored.confirm_moves
     assert preferences_of(bob).board_theme == "brown"
 
 
