@@ -48,3 +48,8 @@ class SubscriptionNotFound(DomainError):
 class WrongPassword(DomainError):
     code = "wrong_password"
     default_message = _("Wrong password.")
+
+
+class InvalidGuestName(DomainError):
+    code = "invalid_guest_name"
+    default_message = _("That name cannot be a guest's.")

@@ -82,10 +82,21 @@ def publish_on_commit(
     then to the groups ``then`` (see :func:`send_to_groups`).
 
     ``build`` runs after the commit, once per event whatever the number of sockets, and
-    never for a write that rolled back.
+    never for a write that rolled back. Should it fail, the failure is logged and nothing
+    is sent: the write has committed, and an exception from a commit hook would reach the
+    caller as if it had not (clients resync by version at their next event).
     """
     targets, later = list(groups), list(then)
-    transaction.on_commit(lambda: send_to_groups(targets, build(), then=later))
+
+    def build_and_send() -> None:
+        try:
+            message = build()
+        except Exception:
+            logger.exception("could not build the message for %s", ", ".join(targets))
+            return
+        send_to_groups(targets, message, then=later)
+
+    transaction.on_commit(build_and_send)
 
 
 def _close_sockets_on_commit(group: str) -> None:

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from axes.utils import reset as axes_reset
 from django import forms
+from django.conf import settings
 from django.contrib.auth import password_validation
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.hashers import check_password
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import Preferences, SubscriptionRequest
+from accounts.models import NotificationKind, Preferences, SubscriptionRequest
 from accounts.services import username_problem
+from accounts.throttling import axes_client_address
 from accounts.types import Player
 from accounts.validators import USERNAME_MAX_LENGTH, username_validator
 
@@ -66,13 +69,15 @@ class SubscriptionForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         first, second = cleaned.get("password1"), cleaned.get("password2")
-        if first and second and first != second:
-            self.add_error("password2", _("The two passwords do not match."))
-        elif first:
+        # Every problem at once: a password too short and common that was also mistyped
+        # the second time gets all three sentences, not one per submit.
+        if first:
             try:
                 password_validation.validate_password(first)
             except forms.ValidationError as exc:
                 self.add_error("password1", exc)
+        if first and second and first != second:
+            self.add_error("password2", _("The two passwords do not match."))
         return cleaned
 
 
@@ -101,6 +106,15 @@ class LoginForm(AuthenticationForm):
                 # is not checked either.
                 raise
             if (reason := self._request_state()) is not None:
+                # The request's own password: not a guess. Forget the failure axes has
+                # just counted, as a successful login would (AXES_RESET_ON_SUCCESS), or
+                # a subscriber checking five times whether she was approved would be
+                # locked out of her name from her own address.
+                if self.request is not None:
+                    axes_reset(
+                        ip=axes_client_address(self.request),
+                        username=self.cleaned_data.get("username"),
+                    )
                 raise forms.ValidationError(
                     self.error_messages[reason], code=reason
                 ) from exc
@@ -167,6 +181,7 @@ class PreferencesForm(forms.ModelForm):
             "sound",
             "show_status_bar",
             "confirm_moves",
+            "mail",
         ]
         widgets = {
             "board_theme": forms.RadioSelect(attrs={"class": "form-check-input"}),
@@ -183,3 +198,30 @@ class PreferencesForm(forms.ModelForm):
                 "only when you confirm it."
             ),
         }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # One switch per kind of notification, shown under "send me e-mail".
+        for kind in NotificationKind:
+            self.fields[self.mail_field(kind)] = forms.BooleanField(
+                label=kind.label, required=False, initial=self.instance.mail_kind_on(kind)
+            )
+        self.fields["mail"].help_text = _(
+            "Only while you are away from the site, at the address you subscribed with; "
+            "at most one “your move” e-mail per game every %(hours)s hours."
+        ) % {"hours": f"{settings.MAIL_MOVE_INTERVAL_HOURS:g}"}
+
+    @staticmethod
+    def mail_field(kind: str) -> str:
+        return f"mail_{kind}"
+
+    def mail_fields(self) -> list[forms.BoundField]:
+        return [self[self.mail_field(kind)] for kind in NotificationKind]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        cleaned["mail_kinds"] = {
+            str(kind): bool(cleaned.pop(self.mail_field(kind), False))
+            for kind in NotificationKind
+        }
+        return cleaned

@@ -11,6 +11,37 @@ from django.utils.translation import gettext_lazy as _
 from accounts.validators import USERNAME_MAX_LENGTH, username_validator
 
 
+class NotificationKind(models.TextChoices):
+    """What a player is told about (``games.models.Notification``). It lives here, below
+    games, because each player's per-kind preferences are an account's."""
+
+    CHALLENGE_RECEIVED = "challenge_received", _("challenge received")
+    CHALLENGE_ACCEPTED = "challenge_accepted", _("challenge accepted")
+    CHALLENGE_DECLINED = "challenge_declined", _("challenge declined")
+    OPPONENT_MOVED = "opponent_moved", _("opponent moved")
+    DRAW_OFFERED = "draw_offered", _("draw offered")
+    DRAW_ANSWERED = "draw_answered", _("draw offer answered")
+    GAME_OVER = "game_over", _("game over")
+    LOW_TIME = "low_time", _("24 hours left on your clock")
+    OPPONENT_ON_VACATION = "opponent_on_vacation", _("opponent on vacation")
+
+
+# What a correspondence player wants in the inbox: whatever awaits their action (their
+# move, a challenge, a draw offer and its answer, the last 24 hours of a clock) and the
+# end of a game. A declined challenge and an opponent's vacation wait for the bell.
+MAILED_BY_DEFAULT = frozenset(
+    {
+        NotificationKind.CHALLENGE_RECEIVED,
+        NotificationKind.CHALLENGE_ACCEPTED,
+        NotificationKind.OPPONENT_MOVED,
+        NotificationKind.DRAW_OFFERED,
+        NotificationKind.DRAW_ANSWERED,
+        NotificationKind.GAME_OVER,
+        NotificationKind.LOW_TIME,
+    }
+)
+
+
 class SubscriptionRequest(models.Model):
     """A request to join (seed 000: SUBS). Approval creates the active account."""
 
@@ -129,9 +160,38 @@ class Preferences(models.Model):
     # On for everyone while games have no clock: a correspondence move cannot be taken
     # back, and a slip of the finger or the mouse is the likeliest way to lose one.
     confirm_moves = models.BooleanField(_("confirm each move before it is sent"), default=True)
+    # E-mail. ``mail`` off stops every kind (the "all mail" link in each message);
+    # ``mail_kinds`` holds only the kinds the player turned on or off, so a kind added
+    # later starts at its default (MAILED_BY_DEFAULT) for everyone.
+    mail = models.BooleanField(_("send me e-mail"), default=True)
+    mail_kinds = models.JSONField(_("kinds of e-mail"), default=dict, blank=True)
+
+    # The fields of the look, which "Restore the defaults" resets; mail choices stay.
+    LOOK_FIELDS = (
+        "board_theme",
+        "piece_set",
+        "show_coordinates",
+        "orientation",
+        "sound",
+        "show_status_bar",
+        "confirm_moves",
+    )
 
     def __str__(self) -> str:
         return f"preferences of {self.player}"
+
+    def wants_mail(self, kind: str) -> bool:
+        """Whether this player is mailed about ``kind`` (a :class:`NotificationKind`)."""
+        return self.mail and self.mail_kind_on(kind)
+
+    def mail_kind_on(self, kind: str) -> bool:
+        """The player's switch for ``kind`` (its default if never touched), whatever the
+        switch of all mail says."""
+        chosen = self.mail_kinds.get(kind) if isinstance(self.mail_kinds, dict) else None
+        if isinstance(chosen, bool):
+            return chosen
+        return kind in MAILED_BY_DEFAULT
+
 
 
 class LoginSession(models.Model):
@@ -153,3 +213,41 @@ class LoginSession(models.Model):
 
     def __str__(self) -> str:
         return f"login session of {self.player}"
+
+
+class GuestIdentity(models.Model):
+    """A player admitted without a password by a gateway that names its players (seed 001's
+    ``#`` protocol, seed 004's IRC bot): an account of its own, never a registered one.
+
+    Its user name is ``name@gateway`` (``nick@chessirc.channel`` for a channel), which no
+    registered name can be: those allow only letters, digits and ``_ - .``. It has no
+    usable password (no door logs it in), is left out of the players one can challenge
+    or list, and out of the ranking; its games are unrated
+    (``docs/protocols/guests.md``).
+    """
+
+    player = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="guest"
+    )
+    gateway = models.CharField(_("gateway"), max_length=20)
+    # The IRC channel without its "#" ("" where the gateway has no channels).
+    channel = models.CharField(_("channel"), max_length=50, blank=True, default="")
+    name = models.CharField(_("name"), max_length=30)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = _("guest identity")
+        verbose_name_plural = _("guest identities")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["gateway", "channel", "name"], name="one_guest_per_gateway_channel_name"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return guest_username(self.gateway, self.channel, self.name)
+
+
+def guest_username(gateway: str, channel: str, name: str) -> str:
+    """The user name a guest is shown by: ``alice@distribuido``, ``bob@chessirc.canal``."""
+    return f"{name}@{gateway}.{channel}" if channel else f"{name}@{gateway}"

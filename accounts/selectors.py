@@ -16,21 +16,28 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
 from accounts import errors
-from accounts.models import Preferences
+from accounts.models import GuestIdentity, Preferences
 from accounts.types import Player
 
 User = get_user_model()
 
 
 def players() -> QuerySet:
-    """The accounts that play: open, and not staff (an administrator who wants to play
-    does so with a player account of their own)."""
-    return User.objects.filter(is_active=True, is_staff=False)
+    """The accounts that play: open, not staff (an administrator who wants to play
+    does so with a player account of their own), and registered: a gateway's guests
+    (:class:`~accounts.models.GuestIdentity`) play only where their gateway pairs them."""
+    return User.objects.filter(is_active=True, is_staff=False, guest__isnull=True)
 
 
 def is_player(user: Player) -> bool:
-    """Whether ``user`` is one of :func:`players` (no query: the account as loaded)."""
+    """Whether ``user`` is one of :func:`players` (no query: the account as loaded; a
+    guest, having no usable password, is never logged in to be asked about)."""
     return user.is_active and not user.is_staff
+
+
+def is_guest(player_id: int) -> bool:
+    """Whether ``player_id`` is a gateway's guest rather than a registered account."""
+    return GuestIdentity.objects.filter(player_id=player_id).exists()
 
 
 def active_player(username: str) -> Player:
@@ -40,6 +47,12 @@ def active_player(username: str) -> Player:
         return players().get(username=username)
     except User.DoesNotExist as exc:
         raise errors.UserNotFound() from exc
+
+
+def player_id_of(username: str) -> int | None:
+    """The id of the account named ``username`` (any case; closed accounts too, whose
+    games stay in others' archives), or None."""
+    return User.objects.filter(username__iexact=username).values_list("pk", flat=True).first()
 
 
 def active_players(query: str = "") -> QuerySet:
@@ -63,7 +76,9 @@ def players_changed_since(since: dt.datetime, *, exclude: Player) -> QuerySet:
     """
     return (
         User.objects.filter(
-            Q(date_joined__gt=since) | Q(access_change__changed_at__gt=since), is_active=True
+            Q(date_joined__gt=since) | Q(access_change__changed_at__gt=since),
+            is_active=True,
+            guest__isnull=True,
         )
         .exclude(pk=exclude.pk)
         .order_by("username")
@@ -75,11 +90,6 @@ def player_names_changed_since(since: dt.datetime, *, exclude: Player) -> list[s
     return list(
         players_changed_since(since, exclude=exclude).values_list("username", flat=True)
     )
-
-
-def is_active_account(player_id: int) -> bool:
-    """Whether the account ``player_id`` is still open: one EXISTS, no row fetched."""
-    return _open_account(player_id).exists()
 
 
 def _open_account(player_id: int) -> QuerySet:

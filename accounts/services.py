@@ -14,10 +14,17 @@ from django.utils.translation import gettext as _
 
 from accounts import errors
 from accounts.events import publish_account_closed
-from accounts.models import AccessChange, LoginSession, Preferences, SubscriptionRequest
+from accounts.models import (
+    AccessChange,
+    GuestIdentity,
+    LoginSession,
+    Preferences,
+    SubscriptionRequest,
+    guest_username,
+)
 from accounts.signals import account_closing
 from accounts.types import Player
-from accounts.validators import username_validator
+from accounts.validators import channel_validator, guest_name_validator, username_validator
 
 User = get_user_model()
 
@@ -180,5 +187,56 @@ def save_preferences(*, player: Player, values: dict[str, object]) -> Preference
 
 
 def restore_default_preferences(*, player: Player) -> None:
-    """Back to the default look (seed 000: "Color Default"): the stored row goes."""
-    Preferences.objects.filter(player=player).delete()
+    """Back to the default look (seed 000: "Color Default"). The mail choices stay: a
+    player who stopped some mail must not get it again for resetting the board."""
+    defaults = {
+        field.name: field.get_default()
+        for field in Preferences._meta.concrete_fields
+        if field.name in Preferences.LOOK_FIELDS
+    }
+    Preferences.objects.filter(player=player).update(**defaults)
+
+
+def stop_mail(*, player_id: int, kind: str | None) -> None:
+    """Stop mail of ``kind`` to the player, or all mail (``kind`` None): the one-click
+    link of every message. Harmless to repeat."""
+    with transaction.atomic():
+        preferences, _created = Preferences.objects.select_for_update().get_or_create(
+            player_id=player_id
+        )
+        if kind is None:
+            preferences.mail = False
+        else:
+            preferences.mail_kinds = {**preferences.mail_kinds, kind: False}
+        preferences.save(update_fields=["mail", "mail_kinds"])
+
+
+def guest_player(*, gateway: str, name: str, channel: str = "") -> Player:
+    """The guest ``name`` of ``gateway`` (and ``channel``): the same account each time the
+    name comes back, created the first time (``docs/protocols/guests.md``).
+
+    Raises :class:`~accounts.errors.InvalidGuestName` for a name or channel outside
+    :data:`~accounts.validators.guest_name_validator` and
+    :data:`~accounts.validators.channel_validator`.
+    """
+    try:
+        guest_name_validator(name)
+        if channel:
+            channel_validator(channel)
+    except ValidationError as exc:
+        raise errors.InvalidGuestName(" ".join(str(m) for m in exc.messages)) from exc
+    identity = {"guest__gateway": gateway, "guest__channel": channel, "guest__name": name}
+    found = User.objects.filter(**identity).first()
+    if found is not None:
+        return found
+    user = User(username=guest_username(gateway, channel, name), is_active=True)
+    # A marker, not a hash: no door can log a guest in.
+    user.set_unusable_password()
+    try:
+        with transaction.atomic():
+            user.save()
+            GuestIdentity.objects.create(player=user, gateway=gateway, channel=channel, name=name)
+    except IntegrityError:
+        # The same name arrived on two connections at once: the other one created it.
+        return User.objects.get(**identity)
+    return user

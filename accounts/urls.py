@@ -22,4 +22,5 @@ urlpatterns = [
     ),
     path("preferences/", views.preferences, name="preferences"),
     path("preferences/restore/", views.preferences_restore, name="preferences_restore"),
+    path("mail/stop/<str:token>/", views.mail_stop, name="mail_stop"),
 ]

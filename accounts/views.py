@@ -11,18 +11,24 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import errors, services, throttling
 from accounts.forms import LoginForm, PreferencesForm, SubscriptionForm
+from accounts.mail_links import BadMailLink, read_stop_token
+from accounts.models import NotificationKind
 from accounts.selectors import preferences_of
 from accounts.types import AuthenticatedRequest
+
+User = get_user_model()
 
 
 class AjedrezLoginView(LoginView):
@@ -116,3 +122,34 @@ def preferences_restore(request: AuthenticatedRequest) -> HttpResponse:
     services.restore_default_preferences(player=request.user)
     messages.success(request, _("The default preferences were restored."))
     return redirect("preferences")
+
+
+@csrf_exempt  # RFC 8058: the mail client's one-click POST carries no CSRF token; the
+# signed token in the address is the authority, and it can only stop mail.
+@require_http_methods(["GET", "HEAD", "POST"])
+def mail_stop(request: HttpRequest, token: str) -> HttpResponse:
+    """The link in every mail: GET (and HEAD, for link checkers) shows what it stops and
+    a button; POST stops it (the
+    button, or a mail client's ``List-Unsubscribe-Post``). No login needed; a token this
+    site did not make is refused with 400; a second POST changes nothing more."""
+    try:
+        player_id, kind = read_stop_token(token)
+    except BadMailLink:
+        return render(request, "accounts/mail_stop_refused.html", status=400)
+    player = User.objects.filter(pk=player_id).first()
+    if player is None:
+        return render(request, "accounts/mail_stop_refused.html", status=400)
+    context = {
+        "kind_label": NotificationKind(kind).label if kind else None,
+        "player": player,
+        "token": token,
+    }
+    if request.method == "POST":
+        services.stop_mail(player_id=player_id, kind=kind)
+        return render(request, "accounts/mail_stopped.html", context)
+    # A link followed again once its mail is stopped says so, rather than offering to
+    # stop what is stopped.
+    preferences = preferences_of(player)
+    if not (preferences.wants_mail(kind) if kind else preferences.mail):
+        return render(request, "accounts/mail_stopped.html", context)
+    return render(request, "accounts/mail_stop.html", context)

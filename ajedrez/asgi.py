@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import warnings
 
 from django.core.asgi import get_asgi_application
 
@@ -17,6 +18,16 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from ajedrez import body_limit  # noqa: E402
 from ajedrez.origin import SameOriginValidator  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
+
+# WhiteNoise (a Django middleware here) answers with a file iterator that Django's ASGI
+# handler reads whole, in a thread, before sending it, and says so once per process. The
+# static files are small (the largest, Bootstrap's CSS, is 230 kB, 30 kB gzipped) and
+# browsers cache the hashed names for a year: the warning would only be noise in the log.
+warnings.filterwarnings(
+    "ignore",
+    message="StreamingHttpResponse must consume synchronous iterators",
+    category=Warning,
+)
 
 # Request bodies over the limit are refused by Daphne's request before they are read.
 body_limit.install()

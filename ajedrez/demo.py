@@ -17,6 +17,7 @@ from django.db import transaction
 from accounts import services as accounts
 from accounts.models import SubscriptionRequest
 from accounts.types import Player
+from games import mail as games_mail
 from games import services as games
 from games.models import Game
 
@@ -111,8 +112,9 @@ def seed_players_and_games() -> bool:
         username: _ensure_player(username, full_name, admin)
         for username, full_name in PLAYERS.items()
     }
-    # The games all at once or none; nothing in them hashes a password.
-    with transaction.atomic():
+    # The games all at once or none; nothing in them hashes a password. Their
+    # notifications are kept (the bell shows them) but not mailed: they are not news.
+    with games_mail.held(), transaction.atomic():
         if not Game.objects.of_player(users["alice"]).exists():
             for white, black, moves in GAMES:
                 challenge = games.challenge(challenger=users[black], challenged=users[white])

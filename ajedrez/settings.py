@@ -13,7 +13,7 @@ import tempfile
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -73,6 +73,10 @@ INSTALLED_APPS = [
     "crispy_forms",
     "crispy_bootstrap5",
     "axes",
+    # Background tasks (mail): Django 6's tasks framework, backported, with the database
+    # backend; docs/architecture.md, "Mail".
+    "django_tasks",
+    "django_tasks_db",
     "ajedrez",
     "accounts",
     "games",
@@ -82,6 +86,10 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files, in every process that serves the application (``manage.py serve``,
+    # ``daphne ajedrez.asgi:application``): WhiteNoise answers /static/ before the rest of
+    # the stack runs. docs/deploy.md, "Static files".
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -106,6 +114,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "games.context_processors.awaiting",
             ],
         },
     },
@@ -124,7 +133,10 @@ DATABASES = {"default": dj_database_url.parse(os.environ.get("DATABASE_URL", _SQ
 SQLITE_SYNCHRONOUS = os.environ.get("SQLITE_SYNCHRONOUS", "FULL").strip().upper()
 if SQLITE_SYNCHRONOUS not in ("FULL", "NORMAL"):
     raise ImproperlyConfigured("SQLITE_SYNCHRONOUS must be FULL or NORMAL")
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # Django's SQLite backend with writers queued on a file lock beside the database, not
+    # on SQLite's busy handler, whose sleeps grow to 100 ms (ajedrez/db/sqlite3/base.py).
+    DATABASES["default"]["ENGINE"] = "ajedrez.db.sqlite3"
     DATABASES["default"]["OPTIONS"] = {
         "transaction_mode": "IMMEDIATE",
         "timeout": 20,
@@ -136,7 +148,17 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "NAME": str(Path(tempfile.gettempdir()) / f"ajedrez-test-{os.getpid()}.sqlite3")
     }
 else:
-    DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("CONN_MAX_AGE", "0"))
+    # Persistent connections: a new PostgreSQL connection costs a live move about 10 ms
+    # (21.7 ms against 11.7 ms, docs/benchmarks.md). Each thread that touches the database
+    # keeps one: Daphne's one thread for sync views and database_sync_to_async (channels
+    # closes only connections older than this, before and after each call), and each of
+    # the ESPOL gateway's ESPOL_DB_THREADS. The health check (a cheap query before the
+    # first use in each request or call) replaces a connection the server dropped, e.g.
+    # after a PostgreSQL restart, instead of failing that request. 0: a connection per
+    # request, as Django does by default. docs/deploy.md counts them against
+    # max_connections.
+    DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("CONN_MAX_AGE", "600"))
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -217,10 +239,16 @@ SUBSCRIPTION_REQUESTS_WINDOW = int(os.environ.get("SUBSCRIPTION_REQUESTS_WINDOW"
 # (Django's check_password does, through its setter), so old hashes go as players return.
 # Django's Argon2 parameters: 100 MiB of memory and about a third of a second of CPU a hash.
 PASSWORD_HASHERS = [
-    "django.contrib.auth.hashers.Argon2PasswordHasher",
-    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
-    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "accounts.hashers.Argon2PasswordHasher",
+    "accounts.hashers.PBKDF2PasswordHasher",
+    "accounts.hashers.PBKDF2SHA1PasswordHasher",
 ]
+# Django's hashers, but at most this many hashes at once in the process (web and ESPOL
+# together): anonymous clients can cause hashes, and must not take every core from the
+# moves (accounts.hashers). One fewer than the cores by default, at least one.
+PASSWORD_HASHES_AT_ONCE = int(
+    os.environ.get("PASSWORD_HASHES_AT_ONCE", str(max(1, (os.cpu_count() or 2) - 1)))
+)
 
 # Failed logins (django-axes): counted per user name and address, in the database, so the
 # web's login, the admin's and ESPOL PASS (accounts.throttling.check_login) share one count
@@ -265,7 +293,16 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# Where ``manage.py collectstatic`` puts the files WhiteNoise serves (``manage.py serve``
+# collects them at start). Every process of a deployment reads the same directory.
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Names with a hash of the content (cached for a year by browsers and proxies, changed
+    # when the file changes) and gzip copies made once at collectstatic, not per request.
+    # Without DEBUG, pages name only collected files: collectstatic must have run.
+    "staticfiles": {"BACKEND": "ajedrez.static_storage.HashedStaticFilesStorage"},
+}
 
 CRISPY_ALLOWED_TEMPLATE_PACKS = "bootstrap5"
 CRISPY_TEMPLATE_PACK = "bootstrap5"
@@ -295,6 +332,19 @@ if _proxy_header := os.environ.get("SECURE_PROXY_SSL_HEADER", "").strip():
 # Where `manage.py seed_demo` keeps the demo administrator's generated password.
 DEMO_CREDENTIALS_FILE = Path(os.environ.get("DEMO_CREDENTIALS_FILE", BASE_DIR / ".demo-admin"))
 
+# Correspondence clocks: `manage.py serve` ends the games whose time has run out every
+# CLOCK_SWEEP_SECONDS (0: never; a deployment of several processes runs
+# `manage.py expire_games` from cron instead). DEMO_TIME_TRAVEL lets
+# `manage.py travel_clock` move deadlines, for a demonstration only.
+CLOCK_SWEEP_SECONDS = float(os.environ.get("CLOCK_SWEEP_SECONDS", "60"))
+DEMO_TIME_TRAVEL = _env_bool("DEMO_TIME_TRAVEL", False)
+# Vacation a player may take in a calendar year, in days (chess.com gives 30 or more).
+VACATION_DAYS_PER_YEAR = int(os.environ.get("VACATION_DAYS_PER_YEAR", "30"))
+
+# Read notifications older than this many days are deleted by `manage.py
+# purge_notifications` (a cron line in docs/deploy.md); unread ones are always kept.
+NOTIFICATIONS_KEEP_READ_DAYS = int(os.environ.get("NOTIFICATIONS_KEEP_READ_DAYS", "90"))
+
 # The ESPOL TCP gateway (legacy_tcp).
 ESPOL_HOST = os.environ.get("ESPOL_HOST", "127.0.0.1")
 ESPOL_PORT = int(os.environ.get("ESPOL_PORT", "5757"))
@@ -317,6 +367,135 @@ ESPOL_SUBSCRIPTIONS_PER_CONNECTION = int(
     os.environ.get("ESPOL_SUBSCRIPTIONS_PER_CONNECTION", "3")
 )
 
+# The gateways that name players without a password (docs/protocols/guests.md): the `#`
+# protocol of seed 001 (docs/protocols/distribuido.md) and chessirc of seed 004
+# (docs/protocols/chessirc.md). Each binds to loopback unless told otherwise; a non-empty
+# secret must be the client's first line (#CLAVE#secret# / AUTH secret).
+DISTRIBUIDO_HOST = os.environ.get("DISTRIBUIDO_HOST", "127.0.0.1")
+DISTRIBUIDO_PORT = int(os.environ.get("DISTRIBUIDO_PORT", "5758"))
+DISTRIBUIDO_SECRET = os.environ.get("DISTRIBUIDO_SECRET", "")
+# A player waits in silence for the opponent's move: idle means an hour (0: no limit).
+DISTRIBUIDO_IDLE_TIMEOUT = float(os.environ.get("DISTRIBUIDO_IDLE_TIMEOUT", "3600"))
+DISTRIBUIDO_MAX_CONNECTIONS = int(os.environ.get("DISTRIBUIDO_MAX_CONNECTIONS", "2000"))
+DISTRIBUIDO_MAX_PER_ADDRESS = int(os.environ.get("DISTRIBUIDO_MAX_PER_ADDRESS", "20"))
+DISTRIBUIDO_DB_THREADS = int(os.environ.get("DISTRIBUIDO_DB_THREADS", "4"))
+CHESSIRC_HOST = os.environ.get("CHESSIRC_HOST", "127.0.0.1")
+CHESSIRC_PORT = int(os.environ.get("CHESSIRC_PORT", "4321"))
+CHESSIRC_SECRET = os.environ.get("CHESSIRC_SECRET", "")
+CHESSIRC_IDLE_TIMEOUT = float(os.environ.get("CHESSIRC_IDLE_TIMEOUT", "3600"))
+CHESSIRC_MAX_CONNECTIONS = int(os.environ.get("CHESSIRC_MAX_CONNECTIONS", "200"))
+CHESSIRC_DB_THREADS = int(os.environ.get("CHESSIRC_DB_THREADS", "2"))
+# Both write as ESPOL does: a client that reads nothing for ESPOL_WRITE_TIMEOUT seconds,
+# with ESPOL_WRITE_BUFFER bytes waiting, is dropped.
+
+# Game chat (games.chat): messages one player may send in a window of seconds.
+CHAT_MESSAGES_PER_WINDOW = int(os.environ.get("CHAT_MESSAGES_PER_WINDOW", "5"))
+CHAT_WINDOW_SECONDS = float(os.environ.get("CHAT_WINDOW_SECONDS", "10"))
+
+# Mail (games.mail): Django's e-mail framework. The console backend prints each message
+# on the standard output of the process that sends it (``manage.py serve`` runs the
+# worker), so a newcomer reads the mail where the server logs; EMAIL_URL or the usual
+# EMAIL_HOST… variables switch to SMTP.
+def _email_settings() -> dict[str, Any]:
+    """EMAIL_* settings from EMAIL_URL (smtp:// or smtps://, console:, dummy:, file:),
+    else from EMAIL_HOST and its companions, else the console backend."""
+    url = os.environ.get("EMAIL_URL", "").strip()
+    if not url:
+        host = os.environ.get("EMAIL_HOST", "").strip()
+        if not host:
+            return {"EMAIL_BACKEND": "django.core.mail.backends.console.EmailBackend"}
+        return {
+            "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "EMAIL_HOST": host,
+            "EMAIL_PORT": int(os.environ.get("EMAIL_PORT", "25")),
+            "EMAIL_HOST_USER": os.environ.get("EMAIL_HOST_USER", ""),
+            "EMAIL_HOST_PASSWORD": os.environ.get("EMAIL_HOST_PASSWORD", ""),
+            "EMAIL_USE_TLS": _env_bool("EMAIL_USE_TLS", False),
+            "EMAIL_USE_SSL": _env_bool("EMAIL_USE_SSL", False),
+        }
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    simple = {
+        "console": "django.core.mail.backends.console.EmailBackend",
+        "dummy": "django.core.mail.backends.dummy.EmailBackend",
+        "memory": "django.core.mail.backends.locmem.EmailBackend",
+    }
+    if scheme in simple:
+        return {"EMAIL_BACKEND": simple[scheme]}
+    if scheme == "file":
+        return {
+            "EMAIL_BACKEND": "django.core.mail.backends.filebased.EmailBackend",
+            "EMAIL_FILE_PATH": parts.path,
+        }
+    if scheme not in {"smtp", "smtps"}:
+        raise ImproperlyConfigured(
+            f"EMAIL_URL: unknown scheme {parts.scheme!r} (smtp, smtps, console, file, dummy)"
+        )
+    query = {key.lower(): values[-1] for key, values in parse_qs(parts.query).items()}
+
+    def flag(name: str) -> bool:
+        return query.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
+
+    try:
+        port = parts.port
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"EMAIL_URL: {exc}") from exc
+    use_ssl = scheme == "smtps" or flag("ssl")
+    return {
+        "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "EMAIL_HOST": parts.hostname or "localhost",
+        "EMAIL_PORT": port or (465 if use_ssl else 25),
+        # Percent-encoded in the URL, so a password may hold "@", ":" or "/".
+        "EMAIL_HOST_USER": unquote(parts.username or ""),
+        "EMAIL_HOST_PASSWORD": unquote(parts.password or ""),
+        "EMAIL_USE_TLS": flag("tls"),
+        "EMAIL_USE_SSL": use_ssl,
+    }
+
+
+_email = _email_settings()
+EMAIL_BACKEND: str = _email["EMAIL_BACKEND"]
+EMAIL_HOST: str = _email.get("EMAIL_HOST", "localhost")
+EMAIL_PORT: int = _email.get("EMAIL_PORT", 25)
+EMAIL_HOST_USER: str = _email.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD: str = _email.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS: bool = _email.get("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL: bool = _email.get("EMAIL_USE_SSL", False)
+if "EMAIL_FILE_PATH" in _email:
+    EMAIL_FILE_PATH = _email["EMAIL_FILE_PATH"]
+if EMAIL_USE_TLS and EMAIL_USE_SSL:
+    raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL are exclusive: choose one")
+# A mail server that does not answer must not hold a worker for ever.
+EMAIL_TIMEOUT = float(os.environ.get("EMAIL_TIMEOUT", "30"))
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Ajedrez <ajedrez@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# Links in mail: a worker has no request to take the host from.
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+# At most one "your move" mail per game and player in this many hours; later moves wait
+# for the window's end (and are dropped if the player has moved or looked meanwhile).
+MAIL_MOVE_INTERVAL_HOURS = float(os.environ.get("MAIL_MOVE_INTERVAL_HOURS", "6"))
+# A send that fails is tried again after MAIL_RETRY_SECONDS, then twice that, and so
+# on, MAIL_SEND_ATTEMPTS times in all; the last failure is logged as an error and kept
+# as a failed task in the admin ("Django Tasks DB" › "Task results").
+MAIL_SEND_ATTEMPTS = int(os.environ.get("MAIL_SEND_ATTEMPTS", "5"))
+MAIL_RETRY_SECONDS = float(os.environ.get("MAIL_RETRY_SECONDS", "60"))
+# A player with a socket open is on the site and is not mailed. Each process renews
+# its players' marks every PRESENCE_TTL_SECONDS / 3; a process that dies leaves marks
+# that lapse after PRESENCE_TTL_SECONDS.
+PRESENCE_TTL_SECONDS = float(os.environ.get("PRESENCE_TTL_SECONDS", "90"))
+
+# Background tasks: rows in the database, run by `manage.py db_worker` (a thread of
+# `manage.py serve`, or a process of its own: docs/deploy.md). TASK_WORKER_IN_SERVE=false
+# leaves `serve` without it.
+TASKS = {
+    "default": {
+        "BACKEND": "django_tasks_db.DatabaseBackend",
+        "QUEUES": ["default", "mail"],
+    }
+}
+TASK_WORKER_IN_SERVE = _env_bool("TASK_WORKER_IN_SERVE", True)
+TASK_WORKER_INTERVAL = float(os.environ.get("TASK_WORKER_INTERVAL", "1"))
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -331,5 +510,7 @@ LOGGING = {
         # Failed logins and lock-outs (WARNING), whatever LOG_LEVEL says; axes' INFO lines
         # (each success, each clean-up of old counts) would only add noise.
         "axes": {"level": "WARNING"},
+        # Each mail sent, retried or given up (games.mail), whatever LOG_LEVEL says.
+        "ajedrez.mail": {"level": "INFO"},
     },
 }

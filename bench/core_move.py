@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import atexit
+import json
 import os
 import random
 import statistics
@@ -247,8 +248,9 @@ def _report(label: str, timings: list[float], queries: int) -> None:
     )
 
 
-def measure(label: str, games_wanted: int = 100, moves_each: int = 2) -> None:
-    """Time ``make_move`` on active stored games of realistic length (30+ plies)."""
+def measure(label: str, games_wanted: int = 100, moves_each: int = 2) -> dict:
+    """Time ``make_move`` on active stored games of realistic length (30+ plies); the
+    figures: ``plain`` and ``via_async`` timings in ms, ``queries`` per move."""
     candidates = list(
         Game.objects.filter(status=Game.Status.ACTIVE, next_move_number__gt=30)
         .select_related("white", "black")
@@ -273,12 +275,84 @@ def measure(label: str, games_wanted: int = 100, moves_each: int = 2) -> None:
     via_async = _timed_moves(candidates, moves_each, _ViaSyncToAsync())
     _report(f"{label}, plain thread", direct, queries)
     _report(f"{label}, via sync_to_async", via_async, queries)
+    return {"plain": direct, "via_async": via_async, "queries": queries}
+
+
+def _insert_commit_ms(samples: int) -> list[float]:
+    """A single-row INSERT and its COMMIT with the database driver alone, in the
+    durability the project is configured with: on SQLite a file of its own in WAL mode
+    with the settings' ``synchronous``; on PostgreSQL a plain (logged) table in the
+    configured database, whose commit waits for the server's WAL flush as a move's does."""
+    from django.conf import settings
+
+    row = ("e2e4", "e4", SAMPLE[0][2])
+    timings = []
+    if connection.vendor == "sqlite":
+        import sqlite3
+
+        path = Path(tempfile.mkdtemp(prefix="ajedrez-limit-")) / "limit.sqlite3"
+        raw = sqlite3.connect(path, isolation_level=None)
+        raw.execute("PRAGMA journal_mode=WAL")
+        raw.execute(f"PRAGMA synchronous={settings.SQLITE_SYNCHRONOUS}")
+        raw.execute("CREATE TABLE limit_move (id INTEGER PRIMARY KEY, uci, san, fen)")
+        for _ in range(samples):
+            start = time.perf_counter()
+            raw.execute("BEGIN IMMEDIATE")
+            raw.execute("INSERT INTO limit_move (uci, san, fen) VALUES (?, ?, ?)", row)
+            raw.execute("COMMIT")
+            timings.append((time.perf_counter() - start) * 1000)
+        raw.close()
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        return timings
+    import psycopg
+
+    with psycopg.connect(os.environ["DATABASE_URL"], autocommit=True) as setup:
+        setup.execute("DROP TABLE IF EXISTS bench_limit_move")
+        setup.execute("CREATE TABLE bench_limit_move (id serial PRIMARY KEY, uci text,"
+                      " san text, fen text)")
+    with psycopg.connect(os.environ["DATABASE_URL"]) as raw:
+        for _ in range(samples):
+            start = time.perf_counter()
+            raw.execute("INSERT INTO bench_limit_move (uci, san, fen) VALUES (%s, %s, %s)", row)
+            raw.commit()
+            timings.append((time.perf_counter() - start) * 1000)
+        raw.execute("DROP TABLE bench_limit_move")
+        raw.commit()
+    return timings
+
+
+def _python_chess_ms(samples: int) -> list[float]:
+    """python-chess's own work for one move: the position from its FEN, the move read
+    and played, the automatic endings checked, the new FEN written."""
+    timings = []
+    for n in range(samples):
+        before = SAMPLE[30 + n % 50][2]
+        san = SAMPLE[31 + n % 50][1]
+        start = time.perf_counter()
+        board = chess.Board(before)
+        board.push(board.parse_san(san))
+        board.is_checkmate()
+        board.is_stalemate()
+        board.is_insufficient_material()
+        board.fen()
+        timings.append((time.perf_counter() - start) * 1000)
+    return timings
+
+
+def physical_limit(samples: int = 300) -> dict[str, float]:
+    """The least a move could cost here: p50 of a raw INSERT + COMMIT, plus p50 of
+    python-chess's work for one move (ms)."""
+    commit = statistics.median(_insert_commit_ms(samples))
+    rules = statistics.median(_python_chess_ms(samples * 10))
+    return {"insert_commit_ms": commit, "python_chess_ms": rules, "limit_ms": commit + rules}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", type=int, default=1_000, help="games stored in stage one")
     parser.add_argument("--large", type=int, default=100_000, help="games stored in stage two")
+    parser.add_argument("--metrics", metavar="PATH", help="also write the figures as JSON")
     args = parser.parse_args()
 
     print(f"database: {DB_LABEL}; python-chess {chess.__version__}; {os.cpu_count()} CPUs")
@@ -288,20 +362,36 @@ def main() -> None:
     print(f"CPU reference: sum(range(10_000)) takes {loop_us:.0f} µs")
     # Other work on the machine inflates every figure: print how busy it was.
     print("load average at start: {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()))
+    limit = physical_limit()
+    print(f"physical limit: INSERT + COMMIT {limit['insert_commit_ms']:.2f} ms + python-chess"
+          f" {limit['python_chess_ms']:.3f} ms = {limit['limit_ms']:.2f} ms a move")
     _reset()
     pairs = _pairs()
     started = time.perf_counter()
     seed(args.small, pairs)
     print(f"seeded {Game.objects.count():,} games in {time.perf_counter() - started:.1f} s")
-    measure(f"{Game.objects.count():,} games")
+    small = measure(f"{Game.objects.count():,} games")
     started = time.perf_counter()
     seed(args.large - args.small, pairs)
     print(
         f"seeded {Game.objects.count():,} games, {Move.objects.count():,} moves "
         f"in {time.perf_counter() - started:.1f} s"
     )
-    measure(f"{Game.objects.count():,} games")
+    large = measure(f"{Game.objects.count():,} games")
+    small_p50 = statistics.median(small["plain"])
+    print(f"a move (plain thread, {args.small:,} games) is {small_p50 / limit['limit_ms']:.1f}"
+          f" times the physical limit; {args.large:,} games / {args.small:,}: "
+          f"{statistics.median(large['plain']) / small_p50:.2f}")
     print("load average at end: {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()))
+    if args.metrics:
+        Path(args.metrics).write_text(json.dumps({
+            "small_games": args.small, "large_games": args.large, "cpu_reference_us": loop_us,
+            **limit,
+            "small_p50_ms": small_p50, "large_p50_ms": statistics.median(large["plain"]),
+            "small_async_p50_ms": statistics.median(small["via_async"]),
+            "large_async_p50_ms": statistics.median(large["via_async"]),
+            "queries": large["queries"],
+        }))
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import resource
 import statistics
@@ -249,6 +250,9 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=1_000)
     parser.add_argument("--samples", type=int, default=2_000)
     parser.add_argument("--burst", type=int, default=32, help="PBKDF2 logins at once")
+    parser.add_argument("--idle-only", action="store_true",
+                        help="stop after the idle sessions and round trips")
+    parser.add_argument("--metrics", metavar="PATH", help="also write the figures as JSON")
     parser.add_argument("--serve", nargs=2, metavar=("DATABASE", "PORT_FILE"), help="internal")
     args = parser.parse_args()
     if args.serve:
@@ -293,6 +297,8 @@ def main() -> None:
                 t1 = time.perf_counter()
                 await asyncio.sleep(1.0)
                 rss = rss_mb(child.pid)
+                metrics.update(idle_sessions=len(clients), idle_rss_mb=rss,
+                               start_rss_mb=base_rss)
                 print(
                     f"idle: {len(clients)} sessions logged in ({t1 - t0:.1f} s); server RSS "
                     f"{rss:.1f} MB ({(rss - base_rss) * 1024 / max(1, len(clients)):.1f} KB "
@@ -309,7 +315,12 @@ def main() -> None:
                     )
                 await asyncio.gather(*(c.close() for c in clients))
 
+            metrics: dict[str, float] = {}
             asyncio.run(idle_phase())
+            if args.metrics:
+                Path(args.metrics).write_text(json.dumps(metrics))
+            if args.idle_only:
+                return
             time.sleep(1.0)
             pairs, errors, elapsed = asyncio.run(play_at_once(port, args.players, offset=2))
             print(

@@ -259,6 +259,7 @@ def seed(spectators: int) -> tuple[int, str, str, list[str]]:
     from django.core.management import call_command
     from django.utils import timezone
     from django.utils.crypto import get_random_string
+    from django.utils.module_loading import import_string
 
     from games import services
 
@@ -271,7 +272,12 @@ def seed(spectators: int) -> tuple[int, str, str, list[str]]:
         [User(username=f"spectator{i:05d}", password="!") for i in range(spectators)]
     )
     watchers = list(User.objects.filter(username__startswith="spectator").order_by("pk"))
-    backend = settings.AUTHENTICATION_BACKENDS[0]
+    # The backend a login records, as django.contrib.auth's login() picks it: the first
+    # one that can load users (django-axes' backend, listed first, only counts failures).
+    backend = next(
+        path for path in settings.AUTHENTICATION_BACKENDS
+        if hasattr(import_string(path), "get_user")
+    )
     store = SessionStore()
     expires = timezone.now() + datetime.timedelta(days=1)
     sessions = []
@@ -577,6 +583,7 @@ def main() -> None:
                         help="seconds after which a frame not arrived counts as lost")
     parser.add_argument("--profile", metavar="PATH",
                         help="sample the server with py-spy (installed apart) into PATH")
+    parser.add_argument("--metrics", metavar="PATH", help="also write the figures as JSON")
     parser.add_argument("--role", default="driver", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--game", type=int, help=argparse.SUPPRESS)
@@ -613,6 +620,17 @@ def main() -> None:
     layer_name = backend.rsplit(".", 1)[-1] + (" (Redis)" if redis_url else "")
     database = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
     report(args, figures, layer_name, database, load, reference)
+    if args.metrics:
+        spectators, opponent = figures["spectator_ms"], figures["opponent_ms"]
+        Path(args.metrics).write_text(json.dumps({
+            "spectators": args.spectators, "moves": args.moves, "layer": layer_name,
+            "spectator_p50_ms": percentile(spectators, 0.5),
+            "spectator_p99_ms": percentile(spectators, 0.99),
+            "opponent_p99_ms": percentile(opponent, 0.99),
+            "lost": figures["lost_spectators"] + figures["lost_opponent"],
+            "rss_mb_per_1000_sockets": (figures["rss_all"] - figures["rss_players"])
+            / max(args.spectators, 1) * 1000,
+        }))
 
 
 if __name__ == "__main__":

@@ -96,7 +96,7 @@ def start_daphne(port: int) -> subprocess.Popen:
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-         "tests.e2e.asgi:application"],
+         "ajedrez.asgi:application"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 30

@@ -21,8 +21,8 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts.admin_mixins import ReadOnlyAdminMixin
-from games import integrity, selectors, services
-from games.models import Challenge, Game, Move
+from games import chat, integrity, services, state
+from games.models import Challenge, ChatMessage, ChatMute, Game, Move, Notification, Vacation
 
 
 class MoveInline(ReadOnlyAdminMixin, admin.TabularInline):
@@ -59,10 +59,12 @@ class GameAdmin(admin.ModelAdmin):
         "result",
         "termination",
         "moves_played",
+        "days_per_move",
+        "deadline",
         "updated_at",
     )
     list_select_related = ("white", "black")
-    list_filter = ("status", "result", "termination")
+    list_filter = ("status", "result", "termination", "days_per_move")
     search_fields = ("white__username", "black__username")
     search_help_text = _("A game number (P0000042) or a player's name.")
     ordering = ("-updated_at", "-pk")
@@ -73,6 +75,10 @@ class GameAdmin(admin.ModelAdmin):
         "status",
         "result",
         "termination",
+        "days_per_move",
+        "deadline",
+        "time_left",
+        "paused_at",
         "created_at",
         "updated_at",
         "finished_at",
@@ -176,7 +182,7 @@ class GameAdmin(admin.ModelAdmin):
         url = reverse("admin:games_game_pgn", args=[game.pk])
         return format_html(
             '<pre class="pgn">{}</pre><a href="{}" download>{}</a>',
-            selectors.game_pgn(game),
+            state.game_pgn(game),
             url,
             gettext("Download PGN"),
         )
@@ -214,7 +220,7 @@ class GameAdmin(admin.ModelAdmin):
             raise Http404 from exc
         game = get_object_or_404(Game.objects.select_related("white", "black"), pk=pk)
         response = HttpResponse(
-            selectors.game_pgn(game), content_type="application/x-chess-pgn; charset=utf-8"
+            state.game_pgn(game), content_type="application/x-chess-pgn; charset=utf-8"
         )
         response["Content-Disposition"] = f'attachment; filename="{game.public_id}.pgn"'
         return response
@@ -251,7 +257,10 @@ class GameAdmin(admin.ModelAdmin):
 class ChallengeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     """Challenges are made and answered by players: read-only here."""
 
-    list_display = ("challenger", "challenged", "status", "created_at", "decided_at", "game_link")
+    list_display = (
+        "challenger", "challenged", "status", "days_per_move", "created_at", "decided_at",
+        "game_link",
+    )
     list_select_related = ("challenger", "challenged")
     list_filter = ("status",)
     search_fields = ("challenger__username", "challenged__username")
@@ -262,5 +271,114 @@ class ChallengeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         if challenge.game_id is None:
             return "—"
         url = reverse("admin:games_game_change", args=[challenge.game_id])
-        return format_html('<a href="{}">{}</a>', url, f"P{challenge.game_id:07d}")
+        return format_html('<a href="{}">{}</a>', url, Game.public_id_of(challenge.game_id))
 
+
+
+@admin.register(Vacation)
+class VacationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """Players take and end vacations themselves: read-only here."""
+
+    list_display = ("player", "started_at", "ends_by", "ended_at")
+    list_select_related = ("player",)
+    search_fields = ("player__username",)
+    date_hierarchy = "started_at"
+
+
+@admin.register(Notification)
+class NotificationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """What players were told: written by the services, read by their recipient only;
+    read-only here."""
+
+    list_display = ("recipient", "kind", "game", "actor", "created_at", "read_at")
+    list_select_related = ("recipient", "game", "actor")
+    list_filter = ("kind", ("read_at", admin.EmptyFieldListFilter))
+    search_fields = ("recipient__username",)
+    date_hierarchy = "created_at"
+    # The game and challenge choosers would list every game on the change page.
+    raw_id_fields = ("recipient", "game", "challenge", "actor")
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        # Deleting a game (or an account) deletes its notifications, and the admin refuses
+        # a deletion whose cascade reaches a model its user may not delete.
+        return admin.ModelAdmin.has_delete_permission(self, request, obj)
+
+
+# --------------------------------------------------------------------------- chat
+
+
+@admin.register(ChatMessage)
+class ChatMessageAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """Every game's chat, to read and moderate: delete messages, mute their authors.
+    Both actions call :mod:`games.chat`, which also takes a deleted line off the pages."""
+
+    list_display = ("created_at", "game", "room", "author", "text")
+    list_filter = ("room",)
+    search_fields = ("text", "author__username")
+    list_select_related = ("game", "author")
+    actions = ("delete_messages", "mute_authors")
+
+    def get_actions(self, request: HttpRequest) -> dict:
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        # Deleting goes through the action (which tells the pages), not Django's own.
+        return False
+
+    @admin.action(description=_("Delete the selected messages"), permissions=["change"])
+    def delete_messages(self, request: HttpRequest, queryset: QuerySet) -> None:
+        ids = list(queryset.values_list("pk", flat=True))
+        for message_id in ids:
+            chat.delete_message(message_id=message_id)
+        self.message_user(
+            request,
+            ngettext("%(n)d message deleted.", "%(n)d messages deleted.", len(ids))
+            % {"n": len(ids)},
+            messages.SUCCESS,
+        )
+
+    @admin.action(description=_("Mute the authors in every chat"), permissions=["change"])
+    def mute_authors(self, request: HttpRequest, queryset: QuerySet) -> None:
+        authors = {message.author for message in queryset.select_related("author")}
+        for author in authors:
+            chat.mute(player=author, by=request.user)  # type: ignore[arg-type]
+        self.message_user(
+            request,
+            ngettext("%(n)d player muted.", "%(n)d players muted.", len(authors))
+            % {"n": len(authors)},
+            messages.SUCCESS,
+        )
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        # The actions need it; the messages themselves stay read-only (no change form
+        # saves: every field is read-only).
+        return bool(request.user.is_staff) and obj is None
+
+
+@admin.register(ChatMute)
+class ChatMuteAdmin(admin.ModelAdmin):
+    """Players muted in the chat; delete a row (or use the action) to let them speak."""
+
+    list_display = ("player", "muted_by", "muted_at")
+    search_fields = ("player__username",)
+    actions = ("unmute",)
+    readonly_fields = ("muted_by", "muted_at")
+    autocomplete_fields = ("player",)
+
+    def get_actions(self, request: HttpRequest) -> dict:
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
+
+    @admin.action(description=_("Let them write again"))
+    def unmute(self, request: HttpRequest, queryset: QuerySet) -> None:
+        for mute in queryset.select_related("player"):
+            chat.unmute(player=mute.player)
+
+    def save_model(self, request: HttpRequest, obj: ChatMute, form: object, change: bool) -> None:
+        chat.mute(player=obj.player, by=request.user)  # type: ignore[arg-type]
+
+    def delete_model(self, request: HttpRequest, obj: ChatMute) -> None:
+        chat.unmute(player=obj.player)

@@ -12,6 +12,11 @@ class GamesConfig(AppConfig):
 
         account_closing.connect(end_games_of_closing_account, dispatch_uid="games.abandon")
 
+        from games.mail import queue_mail
+        from games.signals import notification_created
+
+        notification_created.connect(queue_mail, dispatch_uid="games.mail")
+
 
 def end_games_of_closing_account(sender: Any, player: Any, **kwargs: Any) -> None:
     """An account is closing: its games in progress end as losses, its challenges close."""

@@ -27,6 +27,7 @@ from collections import deque
 from typing import Any, cast
 from urllib.parse import parse_qs
 
+from asgiref.sync import sync_to_async
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -35,10 +36,11 @@ from django.http import HttpRequest
 from django.utils import translation
 from django.utils.translation import gettext as _
 
+from accounts import presence
 from accounts.events import account_group, session_group
 from accounts.selectors import is_live_session
-from games import errors, selectors, services, state
-from games.events import game_group, game_players_group, player_group
+from games import errors, selectors, services, state, watchers
+from games.events import LOBBY_GROUP, game_group, game_players_group, player_group
 
 logger = logging.getLogger(__name__)
 
@@ -93,6 +95,8 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
     session_key: str | None = None
     auth_hash: str | None = None
     account_groups: tuple[str, ...] = ()
+    refused = False
+    present = False
     # Handlers of channel-layer messages that never touch the database (see dispatch).
     database_free_handlers: frozenset[str] = frozenset({"account_closed"})
 
@@ -135,6 +139,10 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
             await self.channel_layer.group_add(group, self.channel_name)
         self.account_groups = tuple(groups)
         await self.join()
+        if not self.refused:
+            # On the site: not mailed about what this socket shows (accounts.presence).
+            await presence.opened(self.user.pk)
+            self.present = True
 
     async def refuse(self, code: int) -> None:
         """Close with ``code`` where the browser can read it: after the handshake.
@@ -142,6 +150,7 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
         Closed before the accept, Daphne answers the handshake with HTTP 403 and the
         page sees 1006, so it would keep reconnecting instead of saying why.
         """
+        self.refused = True
         await self.accept()
         await self.close(code=code)
 
@@ -152,6 +161,9 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
         """Leave the consumer's own groups (those :meth:`join` added)."""
 
     async def disconnect(self, code: int) -> None:
+        if self.present:
+            self.present = False
+            await presence.closed(self.user.pk)
         await self.leave()
         for group in self.account_groups:
             await self.channel_layer.group_discard(group, self.channel_name)
@@ -258,7 +270,10 @@ class GameConsumer(LimitedJsonConsumer):
     game_id: int
     is_player: bool
     group: str
-    database_free_handlers = frozenset({"account_closed", "game_event"})
+    database_free_handlers = frozenset(
+        {"account_closed", "game_event", "watchers_count", "chat_message", "chat_deleted"}
+    )
+    counted = False
 
     async def join(self) -> None:
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
@@ -287,10 +302,35 @@ class GameConsumer(LimitedJsonConsumer):
         except ValueError:
             after = 0
         await self.send_snapshot(after=after)
+        if not self.is_player:
+            # Counted once its snapshot is out: every page of the game (this one too,
+            # through the group) then hears how many watch. The page shows the count
+            # it was rendered with until then.
+            self.counted = True
+            await self._tell_watchers(await sync_to_async(watchers.joined)(self.game_id))
 
     async def leave(self) -> None:
         if getattr(self, "joined", False):
             await self.channel_layer.group_discard(self.group, self.channel_name)
+        if self.counted:
+            self.counted = False
+            await self._tell_watchers(await sync_to_async(watchers.left)(self.game_id))
+
+    async def _tell_watchers(self, count: int) -> None:
+        """Every page of the game shows how many watch it."""
+        message = {"type": "watchers.count", "count": count}
+        for group in (game_players_group(self.game_id), game_group(self.game_id)):
+            await self.channel_layer.group_send(group, message)
+
+    async def watchers_count(self, event: dict[str, Any]) -> None:
+        await self.send_json({"type": "watchers", "count": event["count"]})
+
+    async def chat_message(self, event: dict[str, Any]) -> None:
+        """A chat message of a room this page reads (:mod:`games.chat` chose the group)."""
+        await self.send_json({"type": "chat", **event["message"]})
+
+    async def chat_deleted(self, event: dict[str, Any]) -> None:
+        await self.send_json({"type": "chat_deleted", "id": event["id"]})
 
     async def send_snapshot(self, *, after: int) -> None:
         def read() -> dict[str, Any]:
@@ -387,7 +427,9 @@ class GameConsumer(LimitedJsonConsumer):
 class PlayerConsumer(LimitedJsonConsumer):
     """A player's own pages (the dashboard): events of their games and challenges."""
 
-    database_free_handlers = frozenset({"account_closed", "game_event", "challenge_event"})
+    database_free_handlers = frozenset(
+        {"account_closed", "game_event", "challenge_event", "notifications_count"}
+    )
 
     async def join(self) -> None:
         self.group = player_group(self.user.pk)
@@ -415,3 +457,22 @@ class PlayerConsumer(LimitedJsonConsumer):
 
     async def challenge_event(self, event: dict[str, Any]) -> None:
         await self.send_json(state.dashboard_frame(event, kind="challenge"))
+
+    async def notifications_count(self, event: dict[str, Any]) -> None:
+        # The bell: the count is read once after the commit (games.notifications).
+        frame = {"type": "notifications", "unread": event["unread"]}
+        if "id" in event:
+            frame.update(id=event["id"], game=event["game"])
+        await self.send_json(frame)
+
+
+class LobbyConsumer(PlayerConsumer):
+    """The live lobby's page: told of every game's events (the page then fetches its
+    list again), never of anyone's challenges."""
+
+    async def join(self) -> None:
+        self.group = LOBBY_GROUP
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        self.joined = True
+        await self.accept()
+        await self.send_json({"type": "hello", "player": self.user.get_username()})

@@ -35,6 +35,11 @@ class InvalidMove(DomainError):
     default_message = _("That is not a move.")
 
 
+class InvalidPosition(DomainError):
+    code = "invalid_position"
+    default_message = _("That is not a legal position to start a game from.")
+
+
 class IllegalMove(DomainError):
     code = "illegal_move"
     default_message = _("That move is not legal in this position.")
@@ -107,3 +112,53 @@ class ChallengeNotFound(DomainError):
 class InvalidColour(DomainError):
     code = "invalid_colour"
     default_message = _("The colour must be white or black.")
+
+
+class InvalidTimeControl(DomainError):
+    code = "invalid_time_control"
+    default_message = _("The time control must be 1, 2, 3, 5, 7, 10 or 14 days per move, or none.")
+
+
+class AlreadyOnVacation(DomainError):
+    code = "already_on_vacation"
+    default_message = _("You are already on vacation.")
+
+
+class NotOnVacation(DomainError):
+    code = "not_on_vacation"
+    default_message = _("You are not on vacation.")
+
+
+class NoVacationLeft(DomainError):
+    code = "no_vacation_left"
+    default_message = _("You have used this year's vacation.")
+class ChatNotAllowed(DomainError):
+    code = "chat_not_allowed"
+    default_message = _("You cannot write in this chat.")
+
+
+class ChatMessageInvalid(DomainError):
+    code = "chat_message_invalid"
+    default_message = _("A message has 1 to 300 characters.")
+
+
+class ChatRateLimited(DomainError):
+    code = "chat_rate_limited"
+    default_message = _("You are writing too fast: wait a moment.")
+
+
+class ChatMuted(DomainError):
+    code = "chat_muted"
+    default_message = _("You have been muted in the chat.")
+
+
+class ConditionalLinesInvalid(DomainError):
+    """Conditional moves that cannot be kept: the message says which line and why."""
+
+    code = "conditional_invalid"
+    default_message = _("These conditional moves cannot be kept.")
+
+
+class ConditionalOnYourTurn(DomainError):
+    code = "conditional_on_your_turn"
+    default_message = _("It is your turn: play your move instead of setting conditional moves.")

@@ -35,6 +35,10 @@ def player_group(user_id: int) -> str:
     return f"player-{user_id}"
 
 
+# The live lobby's pages: every game's events, after its players and watchers.
+LOBBY_GROUP = "lobby"
+
+
 def publish_game_event(game: Game, event: str, **extra: Any) -> None:
     """After commit, tell both players what happened, then the game's watchers."""
     # The message is built after the commit (its legal destinations and claimable draw
@@ -49,7 +53,7 @@ def publish_game_event(game: Game, event: str, **extra: Any) -> None:
     publish_on_commit(
         players,
         lambda: state.event_message(as_changed, event, **extra),
-        then=[game_group(game.pk)],
+        then=[game_group(game.pk), LOBBY_GROUP],
     )
 
 

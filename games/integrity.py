@@ -55,6 +55,8 @@ class StoredGame:
     status: str
     termination: str
     moves: Sequence[StoredMove]
+    # The position before the first move (games may start from a FEN: chessirc).
+    start_fen: str = rules.STARTING_FEN
 
     @property
     def public_id(self) -> str:
@@ -86,7 +88,7 @@ def replay_problems(game: StoredGame) -> list[str]:
         )
         return problems
     final: rules.PlayedMove | None = None
-    replayed = rules.replay(move.uci for move in game.moves)
+    replayed = rules.replay((move.uci for move in game.moves), game.start_fen)
     for stored in game.moves:
         if final is not None and final.outcome is not None:
             problems.append(
@@ -118,7 +120,7 @@ def replay_problems(game: StoredGame) -> list[str]:
                 % {"n": stored.number}
             )
         final = played
-    reached_fen = final.fen_after if final is not None else rules.STARTING_FEN
+    reached_fen = final.fen_after if final is not None else game.start_fen
     if game.fen != reached_fen:
         problems.append(_("the game's position is not the one its moves lead to"))
     if game.next_move_number != len(game.moves) + 1:
@@ -151,7 +153,7 @@ def _stored_games(games: QuerySet[Game], batch_size: int) -> Iterator[StoredGame
     so the database never sends more than one batch and no query is made per game.
     """
     columns = (
-        "pk", "fen", "next_move_number", "status", "termination",
+        "pk", "fen", "next_move_number", "status", "termination", "initial_fen",
         "moves__number", "moves__uci", "moves__san", "moves__fen_after",
     )
     after = 0
@@ -165,9 +167,12 @@ def _stored_games(games: QuerySet[Game], batch_size: int) -> Iterator[StoredGame
         count = 0
         for _pk, grouped in itertools.groupby(rows, key=lambda row: row[0]):
             group = list(grouped)
-            pk, fen, next_number, status, termination = group[0][:5]
-            moves = [StoredMove(*row[5:]) for row in group if row[5] is not None]
-            yield StoredGame(pk, fen, next_number, status, termination, moves)
+            pk, fen, next_number, status, termination, initial_fen = group[0][:6]
+            moves = [StoredMove(*row[6:]) for row in group if row[6] is not None]
+            yield StoredGame(
+                pk, fen, next_number, status, termination, moves,
+                initial_fen or rules.STARTING_FEN,
+            )
             after = pk
             count += 1
         if count < batch_size:

@@ -8,16 +8,21 @@ a domain error becomes a message on the page the player came from.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils.functional import Promise
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts import errors as account_errors
@@ -26,37 +31,62 @@ from accounts import services as account_services
 from accounts.forms import UnsubscribeForm
 from accounts.types import AuthenticatedRequest, Player
 from accounts.validators import USERNAME_MAX_LENGTH
-from games import errors, rules, selectors, services
-from games.models import Challenge, Game
-from games.state import game_row, game_url
+from games import errors, notifications, rules, selectors, services
+from games.models import Challenge, Colour, Game
+from games.state import GameRow, awaiting_count, game_row, game_url
 from ranking import selectors as ranking_selectors
 
 RECENT_FINISHED_GAMES = 10
+# The games in progress the dashboard lists in each of its two lists; the rest are on the
+# lists' own pages ("more"), so the dashboard's time does not grow with a player's games.
+DASHBOARD_GAMES_PER_LIST = 20
+GAMES_PER_PAGE = 25
 PLAYERS_PER_PAGE = 20
 PROFILE_RECENT_GAMES = 15
 CHALLENGE_TYPED_KEY = "challenge_typed"
 
 
+@dataclass(frozen=True)
+class GameWindow:
+    """The first games of one of a player's lists, and how many the list holds."""
+
+    rows: list[GameRow]
+    total: int
+
+    @property
+    def hidden(self) -> int:
+        return self.total - len(self.rows)
+
+
+def game_window(games: QuerySet[Game], player: Player, size: int) -> GameWindow:
+    """The first ``size`` of ``games`` as ``player``'s rows; the list is counted only
+    when it holds more than that (one query fewer for most players)."""
+    first = list(games[: size + 1])
+    rows = [game_row(g, player) for g in first[:size]]
+    total = games.count() if len(first) > size else len(rows)
+    return GameWindow(rows=rows, total=total)
+
+
 def dashboard_context(player: Player) -> dict[str, object]:
-    """Everything the dashboard shows, in a fixed number of queries."""
-    rows = [game_row(g, player) for g in selectors.games_of(player, status=Game.Status.ACTIVE)]
-    # Games waiting for me (a move, or an answer to a draw offer) first; among them, the
-    # one waiting longest comes first, as a correspondence player answers the oldest
-    # letter first.
-    my_turn = sorted((r for r in rows if r.waits_for_me), key=lambda r: r.game.updated_at)
-    their_turn = [r for r in rows if not r.waits_for_me]
-    finished = [
-        game_row(g, player)
-        for g in selectors.games_of(player, status=Game.Status.FINISHED).order_by(
-            "-finished_at", "-pk"
-        )[:RECENT_FINISHED_GAMES]
-    ]
+    """Everything the dashboard shows, in a fixed number of queries, with a fixed number
+    of games however many the player has (each list's order: ``games.selectors``)."""
+    # First: reading the finished games ends those whose time ran out, which must then
+    # not be listed as in progress too.
+    finished = game_window(selectors.finished_games_of(player), player, RECENT_FINISHED_GAMES)
+    my_turn = game_window(selectors.games_waiting_for(player), player, DASHBOARD_GAMES_PER_LIST)
+    their_turn = game_window(
+        selectors.games_waiting_for_opponent(player), player, DASHBOARD_GAMES_PER_LIST
+    )
     return {
-        "my_turn_games": my_turn,
-        "their_turn_games": their_turn,
+        "my_turn": my_turn,
+        "their_turn": their_turn,
         "incoming_challenges": list(selectors.pending_challenges_to(player)),
         "outgoing_challenges": list(selectors.pending_challenges_from(player)),
-        "finished_games": finished,
+        "finished": finished,
+        # Opponents in games in progress who are on vacation (their clocks stand still).
+        "away": selectors.on_vacation(
+            [r.opponent.pk for r in (*my_turn.rows, *their_turn.rows)]
+        ),
     }
 
 
@@ -69,6 +99,73 @@ def dashboard(request: AuthenticatedRequest) -> HttpResponse:
         return render(request, "lobby/_dashboard_live.html", context)
     context["challenge_typed"] = request.session.pop(CHALLENGE_TYPED_KEY, "")
     return render(request, "lobby/dashboard.html", context)
+
+
+# The lists the dashboard windows, each on pages of its own: (selector, heading).
+GAME_LISTS: dict[str, tuple[Callable[[Player], QuerySet[Game]], Promise]] = {
+    "your-move": (selectors.games_waiting_for, gettext_lazy("Your move")),
+    "their-move": (selectors.games_waiting_for_opponent,
+                   gettext_lazy("Waiting for your opponent")),
+    "finished": (selectors.finished_games_of, gettext_lazy("Finished games")),
+}
+
+
+LIVE_GAMES_SHOWN = 100
+
+
+@dataclass(frozen=True)
+class LiveGame:
+    """A game in progress as the live lobby lists it."""
+
+    game: Game
+
+    @property
+    def move_number(self) -> int:
+        """The chess move number (the FEN's), as a board's move list counts."""
+        return int(self.game.fen.split(" ")[5])
+
+    @property
+    def colour_to_move(self) -> str:
+        return self.game.colour_to_move
+
+
+@login_required
+@require_GET
+def game_list(request: AuthenticatedRequest, section: str) -> HttpResponse:
+    """One of the player's game lists, a page at a time (``?page=n``)."""
+    try:
+        select, heading = GAME_LISTS[section]
+    except KeyError:
+        raise Http404(_("No such list of games.")) from None
+    # A game whose time ran out is over before any list shows it (the finished list's
+    # selector does this itself).
+    services.expire_due_games_of(request.user)
+    page = Paginator(select(request.user), GAMES_PER_PAGE).get_page(request.GET.get("page"))
+    rows = [game_row(g, request.user) for g in page.object_list]
+    return render(
+        request, "lobby/game_list.html", {"page": page, "rows": rows, "heading": heading}
+    )
+
+
+@login_required
+@require_GET
+def live_games(request: AuthenticatedRequest) -> HttpResponse:
+    """Games in progress, any of which a logged-in player may open and watch; filtered
+    by a player's name and by rated or unrated. ``?partial=1``: only the list, which the
+    page fetches again whenever a game changes (its socket says when)."""
+    player = request.GET.get("player", "").strip()[:USERNAME_MAX_LENGTH]
+    kind = request.GET.get("kind", "")
+    kind = kind if kind in ("rated", "unrated") else ""
+    games = [
+        LiveGame(game)
+        for game in selectors.games_in_progress(
+            limit=LIVE_GAMES_SHOWN, player=player, kind=kind
+        )
+    ]
+    context = {"live_games": games, "player": player, "kind": kind, "shown": LIVE_GAMES_SHOWN}
+    if request.GET.get("partial") == "1":
+        return render(request, "lobby/_live_games.html", context)
+    return render(request, "lobby/live.html", context)
 
 
 # --------------------------------------------------------------------------- challenges
@@ -87,14 +184,16 @@ def _back(request: HttpRequest) -> HttpResponseRedirect:
 @login_required
 @require_POST
 def challenge_create(request: AuthenticatedRequest) -> HttpResponse:
-    """Challenge the player named in the ``username`` field."""
+    """Challenge the player named in the ``username`` field, with ``days_per_move`` days
+    per move (``none`` or absent: no time limit)."""
     username = request.POST.get("username", "").strip()[:USERNAME_MAX_LENGTH]
     if not username:
         messages.error(request, _("Type the user name of the player to challenge."))
         return _back(request)
     try:
+        days = _days_per_move(request.POST.get("days_per_move", ""))
         opponent = account_selectors.active_player(username)
-        services.challenge(challenger=request.user, challenged=opponent)
+        services.challenge(challenger=request.user, challenged=opponent, days_per_move=days)
     except errors.DomainError as exc:
         if isinstance(exc, account_errors.UserNotFound):
             message = _("There is no active player called “%(name)s”.") % {"name": username}
@@ -104,12 +203,26 @@ def challenge_create(request: AuthenticatedRequest) -> HttpResponse:
         # The dashboard's form shows the name again, to be corrected rather than retyped.
         request.session[CHALLENGE_TYPED_KEY] = username
     else:
-        messages.success(
-            request,
-            _("Challenge sent to %(name)s. The game starts when they accept.")
-            % {"name": opponent.username},
-        )
+        sent = _("Challenge sent to %(name)s. The game starts when they accept.") % {
+            "name": opponent.username
+        }
+        if selectors.on_vacation([opponent.pk]):
+            sent += " " + _("%(name)s is on vacation: expect a late answer.") % {
+                "name": opponent.username
+            }
+        messages.success(request, sent)
     return _back(request)
+
+
+def _days_per_move(text: str) -> int | None:
+    """The form's ``days_per_move``: ``""`` or ``none`` for no clock, else a number of
+    days (the service says whether it is one offered)."""
+    text = text.strip()
+    if text in ("", "none"):
+        return None
+    if not (text.isascii() and text.isdigit() and len(text) <= 3):
+        raise errors.InvalidTimeControl()
+    return int(text)
 
 
 @login_required
@@ -127,14 +240,14 @@ def challenge_accept(request: AuthenticatedRequest, pk: int, colour: str) -> Htt
     except errors.DomainError as exc:
         messages.error(request, exc.message)
     else:
-        opponent = game.black if game.white_id == request.user.pk else game.white
+        row = game_row(game, request.user)
         messages.success(
             request,
             _("Game %(game)s against %(name)s has started: you play %(colour)s.")
             % {
                 "game": game.public_id,
-                "name": opponent.username,
-                "colour": _("white") if game.white_id == request.user.pk else _("black"),
+                "name": row.opponent.username,
+                "colour": Colour(row.my_colour).label,
             },
         )
         # Accepting is the moment to play: straight to the board, as on lichess.
@@ -214,10 +327,11 @@ def players(request: AuthenticatedRequest) -> HttpResponse:
     page = Paginator(found, PLAYERS_PER_PAGE).get_page(request.GET.get("page"))
     relations = _relations(request.user)
     rows = [(p, relations.get(p.pk, Relation())) for p in page.object_list]
+    away = selectors.on_vacation([p.pk for p in page.object_list])
     return render(
         request,
         "players/list.html",
-        {"page": page, "rows": rows, "query": query},
+        {"page": page, "rows": rows, "query": query, "away": away},
     )
 
 
@@ -239,7 +353,14 @@ def player_detail(request: AuthenticatedRequest, username: str) -> HttpResponse:
     return render(
         request,
         "players/detail.html",
-        {"player": player, "record": record, "recent_games": recent, "relation": relation},
+        {
+            "player": player,
+            "record": record,
+            "recent_games": recent,
+            "relation": relation,
+            "away": selectors.on_vacation([player.pk]),
+            "rating_chart": ranking_selectors.rating_chart(player.pk),
+        },
     )
 
 
@@ -263,4 +384,52 @@ def unsubscribe(request: AuthenticatedRequest) -> HttpResponse:
     active_games = selectors.games_of(player, status=Game.Status.ACTIVE)
     return render(
         request, "accounts/unsubscribe.html", {"form": form, "active_games": active_games}
+    )
+
+
+# --------------------------------------------------------------------------- vacation
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def vacation(request: AuthenticatedRequest) -> HttpResponse:
+    """Go on vacation (``action=start``) or come back (``action=end``); the page says
+    how much of this year's allowance is left."""
+    if request.method == "POST":
+        action = request.POST.get("action", "")
+        try:
+            if action == "start":
+                services.start_vacation(player=request.user)
+                messages.success(request, _("You are on vacation: your clocks stand still."))
+            elif action == "end":
+                services.end_vacation(player=request.user)
+                messages.success(request, _("Welcome back: your clocks run again."))
+            else:
+                messages.error(request, _("Choose to start or to end your vacation."))
+        except errors.DomainError as exc:
+            messages.error(request, exc.message)
+        return redirect("vacation")
+    left = selectors.vacation_left(request.user)
+    return render(
+        request,
+        "lobby/vacation.html",
+        {
+            "current": selectors.current_vacation(request.user),
+            "days_left": left.days,
+            "hours_left": left.seconds // 3600,
+            "days_per_year": settings.VACATION_DAYS_PER_YEAR,
+        },
+    )
+
+
+@login_required
+@require_GET
+def awaiting(request: AuthenticatedRequest) -> JsonResponse:
+    """How many games wait for me, and my unread notifications, as JSON: every page's
+    tab title and bell show them."""
+    return JsonResponse(
+        {
+            "awaiting": awaiting_count(request.user),
+            "notifications": notifications.unread_count(request.user.pk),
+        }
     )

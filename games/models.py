@@ -14,7 +14,12 @@ from django.db.models.functions import Greatest, Least
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from games import rules
+from accounts.models import NotificationKind
+from accounts.types import Player
+from games import clock, rules
+
+# Days per move a challenge or game may carry; NULL is no time control.
+_VALID_DAYS = Q(days_per_move__isnull=True) | Q(days_per_move__in=clock.DAYS_PER_MOVE)
 
 
 class Challenge(models.Model):
@@ -38,10 +43,13 @@ class Challenge(models.Model):
     game = models.OneToOneField(
         "Game", null=True, blank=True, on_delete=models.SET_NULL, related_name="challenge"
     )
+    # The game's time control: days per move (games.clock.DAYS_PER_MOVE), or None.
+    days_per_move = models.PositiveSmallIntegerField(_("days per move"), null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
         constraints = [
+            models.CheckConstraint(condition=_VALID_DAYS, name="challenge_days_per_move"),
             models.CheckConstraint(
                 condition=~Q(challenger=models.F("challenged")), name="challenge_not_self"
             ),
@@ -62,6 +70,10 @@ class Challenge(models.Model):
     def __str__(self) -> str:
         return f"{self.challenger} → {self.challenged} ({self.status})"
 
+    @property
+    def time_control_label(self) -> str:
+        return clock.label(self.days_per_move)
+
 
 # Shown to people (and translated); the stored values are rules.Termination's.
 TERMINATION_LABELS = {
@@ -75,6 +87,8 @@ TERMINATION_LABELS = {
     rules.Termination.AGREEMENT: _("agreement"),
     rules.Termination.RESIGNATION: _("resignation"),
     rules.Termination.ABANDONMENT: _("abandonment"),
+    rules.Termination.TIMEOUT: _("time ran out"),
+    rules.Termination.ABORTED: _("aborted"),
 }
 
 
@@ -139,8 +153,39 @@ class Game(models.Model):
     ended_by = models.CharField(max_length=5, choices=Colour, blank=True, default="")
     fen = models.CharField(max_length=100, default=rules.STARTING_FEN)
     next_move_number = models.PositiveIntegerField(default=1)
+    # The last named opening position the game passed through (games.openings), kept as
+    # moves are played so that the archive filters by opening with an indexed query.
+    opening_eco = models.CharField(_("ECO code"), max_length=3, blank=True, default="")
+    opening_name = models.CharField(_("opening"), max_length=150, blank=True, default="")
     # Bumped on every state change; live clients resync from the last version they saw.
     version = models.PositiveIntegerField(default=0)
+    # Time control: days per move (games.clock.DAYS_PER_MOVE), or None for none.
+    days_per_move = models.PositiveSmallIntegerField(_("days per move"), null=True, blank=True)
+    # When the player the game waits for (colour_on_clock) runs out of time, in UTC;
+    # None without a time control and once the game is over (the services clear it), so
+    # "whose time has run out" is one range scan of a partial index holding only the
+    # games with a running clock.
+    deadline = models.DateTimeField(_("deadline"), null=True, blank=True)
+    # The time the player to move still had when their clock stopped to wait for
+    # someone else (a draw offer they made); None while their clock runs.
+    time_left = models.DurationField(_("time left when paused"), null=True, blank=True)
+    # Since when the clock of the player it waits for stands still, that player being on
+    # vacation (None while it runs): the deadline moves on by the pause when it ends.
+    paused_at = models.DateTimeField(_("clock paused since"), null=True, blank=True)
+    # The deadline its player was last warned about ("24 hours left", games.notifications):
+    # a new deadline (the next move, a resumed clock) differs from it, so each deadline is
+    # warned about once without anything else having to clear this.
+    low_time_warned_for = models.DateTimeField(
+        _("low time warned for the deadline"), null=True, blank=True
+    )
+    # Counted in the ranking when it ends. A game with a gateway's guest is not: a name
+    # typed without a password proves nobody's strength (docs/protocols/guests.md).
+    rated = models.BooleanField(_("rated"), default=True)
+    # The position the game started from, when not the standard one ("": standard):
+    # chessirc (seed 004) may START a game from any FEN.
+    initial_fen = models.CharField(max_length=100, blank=True, default="")
+    # Where it was played, for the PGN's Site tag ("": this service): an IRC channel.
+    site = models.CharField(max_length=60, blank=True, default="")
 
     objects = GameQuerySet.as_manager()
 
@@ -148,6 +193,7 @@ class Game(models.Model):
         ordering = ["-updated_at"]
         constraints = [
             models.CheckConstraint(condition=~Q(white=models.F("black")), name="game_not_self"),
+            models.CheckConstraint(condition=_VALID_DAYS, name="game_days_per_move"),
             models.UniqueConstraint(
                 Least("white", "black"),
                 Greatest("white", "black"),
@@ -159,6 +205,32 @@ class Game(models.Model):
             models.Index(fields=["white", "status", "updated_at"]),
             models.Index(fields=["black", "status", "updated_at"]),
             models.Index(fields=["status", "finished_at"]),
+            models.Index(
+                fields=["deadline"],
+                condition=Q(deadline__isnull=False, paused_at__isnull=True),
+                name="game_deadline_running",
+            ),
+            # The running clocks not yet warned about for their deadline: the sweep's "24
+            # hours left" is one range scan of it (services.warn_low_time).
+            models.Index(
+                fields=["deadline"],
+                condition=Q(
+                    deadline__isnull=False,
+                    paused_at__isnull=True,
+                    days_per_move__gt=clock.LOW_TIME.days,
+                )
+                & (
+                    Q(low_time_warned_for__isnull=True)
+                    | Q(low_time_warned_for__lt=models.F("deadline"))
+                ),
+                name="game_deadline_unwarned",
+            ),
+            # A player's archive: finished games, latest first, per side.
+            models.Index(fields=["white", "status", "-finished_at"]),
+            models.Index(fields=["black", "status", "-finished_at"]),
+            models.Index(fields=["opening_eco", "opening_name"]),
+            # The live lobby: games in progress, the latest changed first.
+            models.Index(fields=["status", "-updated_at"], name="games_status_updated"),
         ]
 
     def __str__(self) -> str:
@@ -167,7 +239,12 @@ class Game(models.Model):
     @property
     def public_id(self) -> str:
         """The ESPOL game name: ``P`` and the number zero-padded to at least 7 digits."""
-        return f"P{self.pk:07d}"
+        return self.public_id_of(self.pk)
+
+    @staticmethod
+    def public_id_of(pk: int) -> str:
+        """The game name of the game numbered ``pk`` (``42`` → ``P0000042``)."""
+        return f"P{pk:07d}"
 
     @staticmethod
     def pk_from_public_id(public_id: str) -> int | None:
@@ -178,12 +255,29 @@ class Game(models.Model):
         return int(text[1:])
 
     @property
+    def start_fen(self) -> str:
+        """The position before the first move."""
+        return self.initial_fen or rules.STARTING_FEN
+
+    @property
     def is_active(self) -> bool:
         return self.status == self.Status.ACTIVE
 
     @property
     def colour_to_move(self) -> str:
         return rules.colour_to_move(self.fen)
+
+    @property
+    def colour_on_clock(self) -> str:
+        """The colour the game waits for, whose clock runs: the player to move, or, while
+        a draw offer is pending, the player it was made to (nobody moves until then)."""
+        if self.draw_offer_by:
+            return rules.BLACK if self.draw_offer_by == rules.WHITE else rules.WHITE
+        return self.colour_to_move
+
+    @property
+    def time_control_label(self) -> str:
+        return clock.label(self.days_per_move)
 
     @property
     def player_to_move_id(self) -> int:
@@ -197,8 +291,11 @@ class Game(models.Model):
             return rules.BLACK
         return None
 
-    def opponent_id(self, user_id: int) -> int:
-        return self.black_id if user_id == self.white_id else self.white_id
+    def opponent_of(self, user_id: int) -> Player:
+        """The other player, for ``user_id``, one of the game's two players."""
+        if self.colour_of(user_id) is None:
+            raise ValueError(f"user {user_id} does not play {self.public_id}")
+        return self.black if user_id == self.white_id else self.white
 
     @property
     def winner_colour(self) -> str | None:
@@ -227,3 +324,209 @@ class Move(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game.public_id if self.game_id else '?'} #{self.number} {self.san}"
+
+
+class Vacation(models.Model):
+    """A spell of vacation (chess.com's model): while it lasts, every clock where the
+    player is to move stands still; it ends when the player ends it, or by ``ends_by``,
+    when the year's allowance (``VACATION_DAYS_PER_YEAR``) is spent."""
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="vacations"
+    )
+    started_at = models.DateTimeField(_("started at"))
+    ends_by = models.DateTimeField(_("ends at the latest"))
+    ended_at = models.DateTimeField(_("ended at"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["player"], condition=Q(ended_at__isnull=True),
+                name="one_vacation_at_a_time",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["player", "started_at"]),
+            models.Index(
+                fields=["ends_by"], condition=Q(ended_at__isnull=True), name="vacation_running"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} {self.started_at:%Y-%m-%d} – {self.ended_at or '…'}"
+
+
+class ChatMessage(models.Model):
+    """A line of a game's chat. Two rooms per game: its players', and its spectators',
+    which the players cannot read while the game runs (no advice from the gallery)."""
+
+    class Room(models.TextChoices):
+        PLAYERS = "players", _("players")
+        SPECTATORS = "spectators", _("spectators")
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="chat_messages")
+    room = models.CharField(_("room"), max_length=10, choices=Room)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="chat_messages",
+        verbose_name=_("author"),
+    )
+    # Stored as typed; every page and frame escapes it when it shows it.
+    text = models.CharField(_("text"), max_length=300)
+    created_at = models.DateTimeField(_("sent at"), default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        verbose_name = _("chat message")
+        verbose_name_plural = _("chat messages")
+        indexes = [models.Index(fields=["game", "room", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.author}: {self.text[:40]}"
+
+
+class ChatMute(models.Model):
+    """A player staff have silenced in every game's chat until the row is removed."""
+
+    player = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="chat_mute",
+        verbose_name=_("player"),
+    )
+    muted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("muted by"),
+    )
+    muted_at = models.DateTimeField(_("muted at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("chat mute")
+        verbose_name_plural = _("chat mutes")
+
+    def __str__(self) -> str:
+        return f"{self.player} muted"
+
+
+class ConditionalLines(models.Model):
+    """One player's conditional moves on one game ("if they play X, I reply Y, then if
+    Z, W…"), waiting for the opponent's move: :mod:`games.conditional`.
+
+    ``lines`` holds lists of UCI moves, each starting with the opponent's move due as
+    half-move ``from_move`` and alternating with the owner's replies; the lines agree
+    wherever they share a beginning, so they form one tree. Only the services write it;
+    only its owner ever sees it.
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="conditional_lines")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conditional_lines"
+    )
+    from_move = models.PositiveIntegerField()
+    lines = models.JSONField(default=list)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "player"], name="one_set_of_lines_per_player")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} on {self.game_id}: {len(self.lines)} line(s)"
+
+
+class Notification(models.Model):
+    """Something a player is told in the app (the bell): written by the services inside
+    their transaction through :func:`games.notifications.notify`, read by its recipient
+    only. Several "opponent moved" of one game while unread are one row, updated."""
+
+    recipient = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="notifications",
+        verbose_name=_("recipient"),
+    )
+    kind = models.CharField(_("kind"), max_length=24, choices=NotificationKind)
+    game = models.ForeignKey(
+        Game,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="notifications",
+        verbose_name=_("game"),
+    )
+    challenge = models.ForeignKey(
+        Challenge,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="notifications",
+        verbose_name=_("challenge"),
+    )
+    # Who did it (the opponent who moved, the challenger…); None when nobody did (time).
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("by"),
+    )
+    # Facts of the event that the rows above do not keep: the move's SAN, how the game
+    # ended, whether a draw offer was accepted. Plain JSON values only.
+    detail = models.JSONField(_("detail"), default=dict, blank=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    read_at = models.DateTimeField(_("read at"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        verbose_name = _("notification")
+        verbose_name_plural = _("notifications")
+        indexes = [
+            # The bell's count and the unread of a game (marked read when it is opened).
+            models.Index(
+                fields=["recipient", "-created_at"],
+                condition=Q(read_at__isnull=True),
+                name="notification_unread",
+            ),
+            # The notifications page: all of a player's, newest first.
+            models.Index(fields=["recipient", "-created_at"], name="notification_recipient"),
+            # The purge of old read ones.
+            models.Index(
+                fields=["read_at"], condition=Q(read_at__isnull=False), name="notification_read"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} for {self.recipient_id}"
+
+    @property
+    def is_unread(self) -> bool:
+        return self.read_at is None
+
+
+class MailedMove(models.Model):
+    """When a player was last mailed "your move" about a game: at most one such mail per
+    game and player in ``MAIL_MOVE_INTERVAL_HOURS`` (games.mail). Claimed under its row
+    lock before the mail goes, and given back if the send fails."""
+
+    recipient = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    sent_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["recipient", "game"], name="one_mailed_move_per_game")
+        ]
+
+    def __str__(self) -> str:
+        return f"move mail of {self.game_id} to {self.recipient_id} at {self.sent_at}"

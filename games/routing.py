@@ -9,4 +9,5 @@ from games import consumers
 websocket_urlpatterns = [
     path("ws/games/<int:game_id>/", consumers.GameConsumer.as_asgi()),
     path("ws/player/", consumers.PlayerConsumer.as_asgi()),
+    path("ws/lobby/", consumers.LobbyConsumer.as_asgi()),
 ]

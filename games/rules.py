@@ -35,10 +35,19 @@ class Termination(enum.StrEnum):
     AGREEMENT = "agreement"
     RESIGNATION = "resignation"
     ABANDONMENT = "abandonment"
+    # A player's time per move ran out: a loss, or a draw when the opponent could not
+    # mate (the result says which).
+    TIMEOUT = "timeout"
+    # Ended before both players had moved (on time, or a player left): no result.
+    ABORTED = "aborted"
 
 
 class MoveTextError(ValueError):
     """The text is not a move in UCI or SAN (python-chess's InvalidMoveError)."""
+
+
+class InvalidPositionError(ValueError):
+    """A FEN that is not a legal position to start a game from."""
 
 
 class IllegalMoveError(ValueError):
@@ -63,7 +72,9 @@ class Outcome:
 
     @property
     def result(self) -> str:
-        """The PGN result: ``1-0``, ``0-1`` or ``1/2-1/2``."""
+        """The PGN result: ``1-0``, ``0-1``, ``1/2-1/2``, or ``*`` for an aborted game."""
+        if self.termination == Termination.ABORTED:
+            return "*"
         if self.winner == WHITE:
             return "1-0"
         if self.winner == BLACK:
@@ -84,6 +95,23 @@ class PlayedMove:
 def colour_to_move(fen: str) -> str:
     """Return ``"white"`` or ``"black"``: whose turn it is in ``fen``."""
     return WHITE if fen.split(" ", 2)[1] == "w" else BLACK
+
+
+def starting_position(fen: str) -> str:
+    """``fen`` as the position a game may start from: legal, with a move to play, written
+    in full (missing counters completed). Raises :class:`InvalidPositionError`."""
+    try:
+        board = chess.Board(fen.strip())
+    except ValueError as exc:
+        raise InvalidPositionError(fen) from exc
+    if not board.is_valid() or board.is_game_over(claim_draw=False):
+        raise InvalidPositionError(fen)
+    return board.fen()
+
+
+def in_check(fen: str) -> bool:
+    """Whether the side to move in ``fen`` is in check."""
+    return chess.Board(fen).is_check()
 
 
 def _board(fen: str, history: Sequence[str]) -> chess.Board:
@@ -213,15 +241,32 @@ def play(fen_before_history: str, history: Sequence[str], move_text: str) -> Pla
     )
 
 
-def replay(ucis: Iterable[str]) -> Iterator[PlayedMove]:
-    """Play stored UCI moves one by one from the starting position, yielding each as played.
+def timeout_outcome(fen: str, out_of_time: str) -> Outcome:
+    """The end of a game in ``fen`` whose player ``out_of_time`` ran out of time.
+
+    The opponent wins, unless the opponent's pieces could not mate by any series of legal
+    moves (python-chess's ``has_insufficient_material``, FIDE article 6.9): then a draw.
+    """
+    opponent = BLACK if out_of_time == WHITE else WHITE
+    board = chess.Board(fen)
+    if board.has_insufficient_material(chess.WHITE if opponent == WHITE else chess.BLACK):
+        return Outcome(Termination.TIMEOUT, None)
+    return Outcome(Termination.TIMEOUT, opponent)
+
+
+ABORTED = Outcome(Termination.ABORTED, None)
+
+
+def replay(ucis: Iterable[str], start_fen: str = STARTING_FEN) -> Iterator[PlayedMove]:
+    """Play stored UCI moves one by one from ``start_fen`` (the standard starting position
+    unless a game started elsewhere), yielding each as played.
 
     Unlike :func:`play` this reads only canonical UCI (``e2e4``, ``e7e8q``), as moves are
     stored, and never SAN. Raises :class:`MoveTextError` at a text that is no move (null
     moves and drops included) and :class:`IllegalMoveError` at an illegal one; moves
     played after an ending (``outcome`` set) are not refused here, so the caller can say so.
     """
-    board = chess.Board()
+    board = chess.Board(start_fen)
     for uci in ucis:
         try:
             move = chess.Move.from_uci(uci)
@@ -294,9 +339,13 @@ def pgn(
     *,
     result: str,
     termination_comment: str | None = None,
+    start_fen: str = STARTING_FEN,
 ) -> str:
-    """The game as PGN text with the given tags, built by python-chess from the UCI moves."""
+    """The game as PGN text with the given tags, built by python-chess from the UCI moves
+    played from ``start_fen`` (a FEN tag is added when it is not the standard one)."""
     game = chess.pgn.Game()
+    if start_fen != STARTING_FEN:
+        game.setup(start_fen)
     for key, value in headers.items():
         game.headers[key] = value
     game.headers["Result"] = result
@@ -313,3 +362,36 @@ def pgn(
 
 def pgn_date(moment: dt.datetime) -> str:
     return moment.strftime("%Y.%m.%d")
+
+
+@dataclass(frozen=True)
+class DiagramSquare:
+    """One square of a board diagram: its name, the piece on it as a Unicode chess
+    symbol (``""`` when empty), and whether it is a light square."""
+
+    name: str
+    piece: str
+    light: bool
+
+
+def diagram(fen: str, *, white_at_bottom: bool = True) -> list[list[DiagramSquare]]:
+    """The position of ``fen`` as rows of squares, top row first, as the player of the
+    bottom colour sees the board (for mail, where a script-drawn board cannot go)."""
+    board = chess.Board(fen)
+    ranks = range(7, -1, -1) if white_at_bottom else range(8)
+    files = range(8) if white_at_bottom else range(7, -1, -1)
+    rows = []
+    for rank in ranks:
+        row = []
+        for file in files:
+            square = chess.square(file, rank)
+            piece = board.piece_at(square)
+            row.append(
+                DiagramSquare(
+                    name=chess.square_name(square),
+                    piece=piece.unicode_symbol() if piece else "",
+                    light=(file + rank) % 2 == 1,
+                )
+            )
+        rows.append(row)
+    return rows

@@ -1,22 +1,44 @@
-"""Reads of challenges and games. Each returns in a bounded number of indexed queries."""
+"""Reads of challenges and games. Each returns in a bounded number of indexed queries.
+
+A game whose deadline has passed is ended (through :mod:`games.services`) before it is
+read, so that no reader sees a game in progress whose time is up, whether or not the
+sweep (``manage.py expire_games``, the job in ``manage.py serve``) has come by: one
+indexed lookup when nothing is due.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+import re
+from dataclasses import dataclass
 
-from django.db.models import Q, QuerySet
+from django.conf import settings
+from django.db.models import Case, F, Q, QuerySet, When
+from django.utils import timezone
 
 from accounts.types import Player
 from games import errors, rules
-from games.models import Challenge, Game, Move
+from games.models import Challenge, Game, Move, Notification, Vacation
 
 
 def game(game_id: int) -> Game:
     """The game with both players loaded; :class:`~games.errors.GameNotFound` otherwise."""
     try:
-        return Game.objects.select_related("white", "black").get(pk=game_id)
+        found = Game.objects.select_related("white", "black").get(pk=game_id)
     except Game.DoesNotExist as exc:
         raise errors.GameNotFound() from exc
+    if (
+        found.is_active
+        and found.deadline is not None
+        and found.paused_at is None
+        and found.deadline <= timezone.now()
+    ):
+        from games import services  # the services read through this module
+
+        ended = services.expire_game(game_id=game_id)
+        if ended is not None:
+            return ended
+    return found
 
 
 def game_for_player(game_id: int, player: Player) -> Game:
@@ -28,7 +50,10 @@ def game_for_player(game_id: int, player: Player) -> Game:
 
 
 def games_of(player: Player, *, status: str | None = None) -> QuerySet[Game]:
-    """``player``'s games, most recently changed first."""
+    """``player``'s games, most recently changed first (those whose time ran out ended)."""
+    from games import services  # the services read through this module
+
+    services.expire_due_games_of(player)
     filters = {} if status is None else {"status": status}
     games = Game.objects.of_player(player, **filters).select_related("white", "black")
     return games.order_by("-updated_at", "-pk")
@@ -39,9 +64,24 @@ def games_changed_since(player: Player, since: dt.datetime) -> QuerySet[Game]:
     return games_of(player).filter(updated_at__gt=since).order_by("pk")
 
 
-def moves(game_id: int, *, after: int = 0) -> QuerySet[Move]:
-    """The moves of a game numbered after ``after`` (0 = all), in order."""
-    return Move.objects.filter(game_id=game_id, number__gt=after).order_by("number")
+def games_run_out(now: dt.datetime) -> QuerySet:
+    """Ids of the games whose running clock passed its deadline by ``now``, earliest
+    first: one range scan of the partial index ``game_deadline_running``, which holds
+    only the clocks that run (finished games and paused clocks are not in it)."""
+    return (
+        Game.objects.filter(deadline__lte=now, paused_at__isnull=True)
+        .order_by("deadline", "pk")
+        .values_list("pk", flat=True)
+    )
+
+
+def moves(game_id: int, *, after: int = 0, until: int | None = None) -> QuerySet[Move]:
+    """The moves of a game numbered after ``after`` (0 = all) and, with ``until``, up to
+    that number, in order."""
+    found = Move.objects.filter(game_id=game_id, number__gt=after)
+    if until is not None:
+        found = found.filter(number__lte=until)
+    return found.order_by("number")
 
 
 def pending_challenges_to(
@@ -79,6 +119,62 @@ def opponents_in_active_games(player: Player) -> dict[int, int]:
     }
 
 
+# The order of each list of a player's games. "Your move": the least time left on a
+# running clock first; then, without a running clock (none, or standing still while the
+# player is on vacation), the game that has waited longest, as a correspondence player
+# answers the oldest letter first. Each list is ordered by its key alone, here, so that
+# the dashboard, its pages and their windows agree.
+YOUR_MOVE_ORDER = (
+    Case(When(paused_at__isnull=True, then=F("deadline"))).asc(nulls_last=True),
+    "updated_at",
+    "pk",
+)
+THEIR_MOVE_ORDER = ("-updated_at", "-pk")
+FINISHED_ORDER = ("-finished_at", "-pk")
+
+
+def _next_step_is(colour: str) -> Q:
+    """Games in progress whose next step is ``colour``'s: the answer to the draw offer the
+    other side made or, with no offer pending, a move when ``colour`` is to move (the
+    FEN's second field: ``" w "`` or ``" b "`` appears nowhere else in a FEN). The same
+    rule as :attr:`games.state.GameRow.waits_for_me`, in SQL, so that a list can be
+    windowed by the database instead of sorted from all the player's games."""
+    other = rules.BLACK if colour == rules.WHITE else rules.WHITE
+    side = " w " if colour == rules.WHITE else " b "
+    return Q(draw_offer_by=other) | Q(draw_offer_by="", fen__contains=side)
+
+
+def _active_games_where(player: Player, *, white_step: Q, black_step: Q) -> QuerySet[Game]:
+    # Each side of the OR starts with the player and the status, as ``of_player`` does,
+    # so that SQLite reads only this player's games through the per-player indexes.
+    active = Game.Status.ACTIVE
+    as_white = Q(white=player, status=active) & white_step
+    as_black = Q(black=player, status=active) & black_step
+    return Game.objects.filter(as_white | as_black).select_related("white", "black")
+
+
+def games_waiting_for(player: Player) -> QuerySet[Game]:
+    """``player``'s games in progress whose next step is theirs, in ``YOUR_MOVE_ORDER``."""
+    games = _active_games_where(
+        player, white_step=_next_step_is(rules.WHITE), black_step=_next_step_is(rules.BLACK)
+    )
+    return games.order_by(*YOUR_MOVE_ORDER)
+
+
+def games_waiting_for_opponent(player: Player) -> QuerySet[Game]:
+    """``player``'s games in progress whose next step is the opponent's, in
+    ``THEIR_MOVE_ORDER``."""
+    games = _active_games_where(
+        player, white_step=_next_step_is(rules.BLACK), black_step=_next_step_is(rules.WHITE)
+    )
+    return games.order_by(*THEIR_MOVE_ORDER)
+
+
+def finished_games_of(player: Player) -> QuerySet[Game]:
+    """``player``'s finished games, in ``FINISHED_ORDER`` (the latest first)."""
+    return games_of(player, status=Game.Status.FINISHED).order_by(*FINISHED_ORDER)
+
+
 def pending_challenge(*, challenger_name: str, challenged: Player) -> Challenge:
     """The pending challenge from the player named ``challenger_name`` to ``challenged``."""
     found = (
@@ -95,27 +191,69 @@ def pending_challenge(*, challenger_name: str, challenged: Player) -> Challenge:
     return found
 
 
-def game_pgn(game: Game) -> str:
-    """The whole game as PGN with the standard tags (Event, Site, Date, White, Black, …)."""
-    ucis = Move.objects.filter(game=game).order_by("number").values_list("uci", flat=True)
-    headers = {
-        "Event": f"Ajedrez correspondence game {game.public_id}",
-        "Site": "Ajedrez",
-        "Date": rules.pgn_date(game.created_at),
-        "Round": "-",
-        "White": game.white.username,
-        "Black": game.black.username,
-    }
-    if game.is_active:
-        headers["Termination"] = "unterminated"
-        comment = None
-    else:
-        headers["Termination"] = (
-            "abandoned" if game.termination == rules.Termination.ABANDONMENT else "normal"
-        )
-        # PGN is an interchange format: the reason stays in English, whatever the language.
-        comment = game.termination.replace("_", " ")
-    return rules.pgn(headers, ucis, result=game.result, termination_comment=comment)
+@dataclass(frozen=True)
+class ArchiveFilter:
+    """What a player's archive is narrowed to; every field optional."""
+
+    opponent_id: int | None = None
+    result: str = ""  # "won", "lost", "drawn"
+    colour: str = ""  # "white", "black"
+    finished_from: dt.datetime | None = None
+    finished_before: dt.datetime | None = None
+    opening: str = ""  # an ECO code or its start ("C", "C6"), or words of the name
+    search: str = ""  # opponent's name, opening's name or the game's public id
+
+
+# The result, from the archive owner's side, as the stored result of each colour.
+_RESULTS = {
+    "won": {rules.WHITE: "1-0", rules.BLACK: "0-1"},
+    "lost": {rules.WHITE: "0-1", rules.BLACK: "1-0"},
+    "drawn": {rules.WHITE: "1/2-1/2", rules.BLACK: "1/2-1/2"},
+}
+ECO_PREFIX = re.compile(r"[A-Ea-e][0-9]{0,2}")
+
+
+def archive(player: Player, wanted: ArchiveFilter) -> QuerySet[Game]:
+    """``player``'s finished games matching ``wanted``, latest first.
+
+    Built as one condition per colour, each starting with (colour = player, status) so
+    that each side reads the (colour, status, finished_at) index, as ``of_player`` does;
+    the colour's own conditions (the result as that colour, the opponent on the other
+    side) sit inside it.
+    """
+    common = Q(status=Game.Status.FINISHED)
+    if wanted.finished_from is not None:
+        common &= Q(finished_at__gte=wanted.finished_from)
+    if wanted.finished_before is not None:
+        common &= Q(finished_at__lt=wanted.finished_before)
+    if wanted.opening:
+        if ECO_PREFIX.fullmatch(wanted.opening):
+            common &= Q(opening_eco__startswith=wanted.opening.upper())
+        else:
+            common &= Q(opening_name__icontains=wanted.opening)
+    sides = Q()
+    for colour, mine, theirs in ((rules.WHITE, "white", "black"), (rules.BLACK, "black", "white")):
+        if wanted.colour and wanted.colour != colour:
+            continue
+        side = Q(**{mine: player}) & common
+        if wanted.result:
+            side &= Q(result=_RESULTS[wanted.result][colour])
+        if wanted.opponent_id is not None:
+            side &= Q(**{f"{theirs}_id": wanted.opponent_id})
+        if wanted.search:
+            found = Q(**{f"{theirs}__username__icontains": wanted.search})
+            found |= Q(opening_name__icontains=wanted.search)
+            if (pk := Game.pk_from_public_id(wanted.search)) is not None:
+                found |= Q(pk=pk)
+            side &= found
+        sides |= side
+    if not sides:
+        return Game.objects.none()
+    return (
+        Game.objects.filter(sides)
+        .select_related("white", "black")
+        .order_by("-finished_at", "-pk")
+    )
 
 
 def repetition_window(game: Game) -> tuple[str, list[str]]:
@@ -130,10 +268,12 @@ def repetition_window(game: Game) -> tuple[str, list[str]]:
     played = game.next_move_number - 1
     clock = rules.halfmove_clock(game.fen)
     if played == 0:
-        return rules.STARTING_FEN, []
+        return game.start_fen, []
     first = max(1, played - clock)
     rows = list(
-        Move.objects.filter(game_id=game.pk, number__gte=first)
+        # Bounded above too: ``game`` may be a copy from before later moves (an event's
+        # message is built after its commit, when the next move may have committed).
+        Move.objects.filter(game_id=game.pk, number__gte=first, number__lte=played)
         .order_by("number")
         .values_list("number", "uci", "fen_after")
     )
@@ -141,7 +281,7 @@ def repetition_window(game: Game) -> tuple[str, list[str]]:
         # The first row is the move just before the window: its position is the base.
         base_fen, window = rows[0][2], rows[1:]
     else:
-        base_fen, window = rules.STARTING_FEN, rows
+        base_fen, window = game.start_fen, rows
     return base_fen, [uci for _, uci, _ in window]
 
 
@@ -154,3 +294,69 @@ def move_records(game_id: int, *, after: int = 0) -> list[tuple[int, str, bool]]
     return list(moves(game_id, after=after).values_list("number", "uci", "reverse"))
 
 
+
+
+# --------------------------------------------------------------------------- vacation
+
+
+def on_vacation(player_ids: list[int]) -> set[int]:
+    """Which of ``player_ids`` are on vacation now (one indexed query)."""
+    return set(
+        Vacation.objects.filter(player_id__in=player_ids, ended_at__isnull=True).values_list(
+            "player_id", flat=True
+        )
+    )
+
+
+def current_vacation(player: Player) -> Vacation | None:
+    return Vacation.objects.filter(player=player, ended_at__isnull=True).first()
+
+
+def vacation_used(
+    player: Player, *, year: int, now: dt.datetime | None = None
+) -> dt.timedelta:
+    """How much vacation ``player`` has taken in calendar ``year`` (UTC), the running
+    spell counted up to ``now``."""
+    now = now or timezone.now()
+    start = dt.datetime(year, 1, 1, tzinfo=dt.UTC)
+    end = dt.datetime(year + 1, 1, 1, tzinfo=dt.UTC)
+    used = dt.timedelta(0)
+    spells = Vacation.objects.filter(player=player, started_at__lt=end).filter(
+        Q(ended_at__isnull=True) | Q(ended_at__gt=start)
+    )
+    for spell in spells:
+        spell_end = min(spell.ended_at or now, now, end)
+        used += max(dt.timedelta(0), spell_end - max(spell.started_at, start))
+    return used
+
+
+def vacation_left(player: Player, *, now: dt.datetime | None = None) -> dt.timedelta:
+    """What is left of this year's ``VACATION_DAYS_PER_YEAR`` for ``player``."""
+    now = now or timezone.now()
+    total = dt.timedelta(days=settings.VACATION_DAYS_PER_YEAR)
+    return max(dt.timedelta(0), total - vacation_used(player, year=now.year, now=now))
+
+
+def games_in_progress(*, limit: int = 50, player: str = "", kind: str = "") -> QuerySet[Game]:
+    """Games in progress, the most recently changed first, with their players.
+
+    ``player``: part of either player's user name; ``kind``: ``"rated"`` or
+    ``"unrated"`` (games with a gateway's guest) to keep only those.
+    """
+    games = Game.objects.filter(status=Game.Status.ACTIVE)
+    if player:
+        games = games.filter(
+            Q(white__username__icontains=player) | Q(black__username__icontains=player)
+        )
+    if kind in ("rated", "unrated"):
+        games = games.filter(rated=kind == "rated")
+    return games.select_related("white", "black").order_by("-updated_at")[:limit]
+
+
+def notifications_of(player_id: int) -> QuerySet[Notification]:
+    """A player's notifications, newest first, with what their texts name."""
+    return (
+        Notification.objects.filter(recipient_id=player_id)
+        .select_related("actor", "game")
+        .order_by("-created_at", "-pk")
+    )

@@ -2,7 +2,8 @@
 
 Every front door builds its view of a game here and nowhere else: the game page and its
 JSON (:mod:`games.views`), the WebSocket frames (:mod:`games.consumers`), the live events
-(:mod:`games.events`), the lists of the lobby (:mod:`games.lobby`) and the gateways. It
+(:mod:`games.events`), the lists of the lobby (:mod:`games.lobby`), the PGN (the page and
+the admin) and the gateways. It
 turns stored state into plain data; it never writes.
 
 What depends only on the game's state, not on who looks (legal destinations, the draw
@@ -13,15 +14,59 @@ of socket (players, watchers, dashboards), so that a socket only sends a ready t
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import QuerySet
 from django.urls import reverse
+from django.utils.translation import gettext
 
+from accounts.models import NotificationKind
 from accounts.types import Player
-from games import rules, selectors
-from games.models import Challenge, Game, Move
+from games import clock, conditional, rules, selectors
+from games.models import Challenge, Game, Move, Notification
+from ranking import selectors as ranking_selectors
+from ranking.models import change_label, rating_label
+from ranking.rating_rules import PROVISIONAL_DEVIATION
+
+# How people write a result; the stored value stays PGN's (``1/2-1/2``), which PGN
+# exports and ESPOL need.
+RESULT_LABELS = {"1/2-1/2": "½–½"}
+
+
+def result_label(result: str) -> str:
+    """A result as people read it: ``½–½`` for a draw, ``1-0`` and ``0-1`` as they are."""
+    return RESULT_LABELS.get(result, result)
+
+
+def game_ratings(game: Game) -> dict[str, Any]:
+    """Each player's rating beside the game: for a game in progress, as it stands now;
+    for a finished rated game, as that game left it, with its change (``+12``); ``rated``
+    says whether the game changed ratings at all (false for a game in progress)."""
+    changes = {} if game.is_active else ranking_selectors.game_rating_changes(game.pk)
+    records = ranking_selectors.records_of([game.white_id, game.black_id])
+    # Why a finished game changed no rating: a gateway's guest played (such games never
+    # count), or it ended before both players moved.
+    why_unrated = None
+    if not game.is_active and not changes:
+        why_unrated = "guest" if not game.rated else "early"
+    sides: dict[str, Any] = {"rated": bool(changes), "why_unrated": why_unrated}
+    for colour, player_id in ((rules.WHITE, game.white_id), (rules.BLACK, game.black_id)):
+        if not game.rated:
+            # A guest has no rating, and a registered player's is not at stake here.
+            sides[colour] = {"rating": "", "change": None}
+            continue
+        change = changes.get(player_id)
+        if change is not None:
+            provisional = change.deviation_after > PROVISIONAL_DEVIATION
+            label = rating_label(change.rating_after, provisional=provisional)
+            sides[colour] = {"rating": label, "change": change_label(change.change)}
+        else:
+            sides[colour] = {"rating": records[player_id].rating_label, "change": None}
+    return sides
 
 
 def game_state(game: Game) -> dict[str, Any]:
@@ -33,20 +78,49 @@ def game_state(game: Game) -> dict[str, Any]:
         "black": game.black.username,
         "status": game.status,
         "result": game.result,
+        "result_label": result_label(game.result),
         "termination": game.termination,
         "ended_by": game.ended_by or None,
         "draw_offer_by": game.draw_offer_by or None,
         "fen": game.fen,
+        "initial_fen": game.start_fen,
         "turn": game.colour_to_move,
         "next_move_number": game.next_move_number,
         "version": game.version,
         "updated_at": game.updated_at.isoformat(),
+        "clock": clock_state(game),
+    }
+
+
+def clock_state(game: Game) -> dict[str, Any]:
+    """The game's time control and, while it runs, whose clock and until when (UTC):
+    pages count down to ``deadline`` themselves and show it in the reader's own time."""
+    running = game.is_active and game.deadline is not None
+    paused = running and game.paused_at is not None
+    left = None
+    if paused and game.deadline is not None and game.paused_at is not None:
+        left = max(0, int((game.deadline - game.paused_at).total_seconds()))
+    return {
+        "days_per_move": game.days_per_move,
+        "label": game.time_control_label,
+        "deadline": game.deadline.isoformat() if running and not paused and game.deadline else None,
+        "colour": game.colour_on_clock if running else None,
+        # The player on the clock is on vacation: it stands still with this much left.
+        "paused": paused,
+        "paused_left_seconds": left,
     }
 
 
 def move_state(move: Move) -> dict[str, Any]:
+    # ``number`` counts half-moves from the game's start; ``colour`` and ``move_number``
+    # are the chess ones, read from the position after the move, since a game started
+    # from a FEN (chessirc) may begin with Black to move or at any move number.
+    side_after, fullmove_after = move.fen_after.split(" ")[1], int(move.fen_after.split(" ")[5])
+    colour = rules.BLACK if side_after == "w" else rules.WHITE
     return {
         "number": move.number,
+        "colour": colour,
+        "move_number": fullmove_after - 1 if colour == rules.BLACK else fullmove_after,
         "uci": move.uci,
         "san": move.san,
         "fen_after": move.fen_after,
@@ -62,6 +136,7 @@ def challenge_state(challenge: Challenge) -> dict[str, Any]:
         "challenger": challenge.challenger.username,
         "challenged": challenge.challenged.username,
         "status": challenge.status,
+        "days_per_move": challenge.days_per_move,
         "created_at": challenge.created_at.isoformat(),
         "game_id": challenge.game_id,
     }
@@ -87,6 +162,12 @@ def claimable_draw(game: Game) -> str | None:
     return None if termination is None else termination.value
 
 
+def _moves_of(game: Game, *, after: int = 0) -> QuerySet[Move]:
+    """The moves of ``game`` after ``after`` up to its last as ``game`` holds it: a move
+    committed since ``game`` was read belongs to the next version, not to this one."""
+    return selectors.moves(game.pk, after=after, until=game.next_move_number - 1)
+
+
 def snapshot(game: Game, *, viewer_id: int | None, after: int = 0) -> dict[str, Any]:
     """What a page needs to draw the game: its state, the moves after ``after``, the
     legal destinations and, for its players, the draw they may claim. Pages and sockets
@@ -97,10 +178,91 @@ def snapshot(game: Game, *, viewer_id: int | None, after: int = 0) -> dict[str, 
         "version": game.version,
         "game": game_state(game),
         "after": after,
-        "moves": [move_state(m) for m in selectors.moves(game.pk, after=after)],
+        "moves": [move_state(m) for m in _moves_of(game, after=after)],
         "dests": destinations(game),
         "claimable": claimable_draw(game) if is_player else None,
+        "ratings": game_ratings(game),
+        # Sent to each viewer alone (pages, the state view, a socket's own snapshot):
+        # a player's own lines, never anyone else's.
+        "conditional": conditional_state(game, viewer_id=viewer_id) if is_player else None,
     }
+
+
+def conditional_state(game: Game, *, viewer_id: int | None) -> dict[str, Any] | None:
+    """The viewer's own conditional moves on ``game`` (:mod:`games.conditional`), each
+    move in UCI and SAN; ``None`` for anyone but a player of the game in progress. Lines
+    are private: nothing else in the read model, and no event, ever carries them."""
+    if viewer_id is None or not game.is_active or game.colour_of(viewer_id) is None:
+        return None
+    found = conditional.lines_of(game, game.white if viewer_id == game.white_id else game.black)
+    lines = [] if found is None else found.lines
+    return {
+        "move_number": game.next_move_number,
+        "lines": [conditional.line_moves(game.fen, line) for line in lines],
+        "max_lines": conditional.MAX_LINES,
+        "max_plies": conditional.MAX_PLIES,
+    }
+
+
+def game_pgn(game: Game) -> str:
+    """The whole game as PGN with the standard tags (Event, Site, Date, White, Black, …)."""
+    return _pgn(game, _moves_of(game).values_list("uci", flat=True))
+
+
+def games_pgn(games: Iterable[Game], *, batch_size: int = 200) -> Iterator[str]:
+    """Each of ``games`` (finished ones: their moves no longer change) as PGN, in order,
+    for one file of many games: the moves of each batch of ``batch_size`` games are read
+    in one query."""
+    batch: list[Game] = []
+    for game in games:
+        batch.append(game)
+        if len(batch) == batch_size:
+            yield from _pgn_batch(batch)
+            batch = []
+    if batch:
+        yield from _pgn_batch(batch)
+
+
+def _pgn_batch(games: list[Game]) -> Iterator[str]:
+    ucis: dict[int, list[str]] = {game.pk: [] for game in games}
+    rows = (
+        Move.objects.filter(game_id__in=list(ucis))
+        .order_by("game_id", "number")
+        .values_list("game_id", "uci")
+    )
+    for game_id, uci in rows:
+        ucis[game_id].append(uci)
+    for game in games:
+        yield _pgn(game, ucis[game.pk])
+
+
+def _pgn(game: Game, ucis: Iterable[str]) -> str:
+    headers = {
+        "Event": f"Ajedrez correspondence game {game.public_id}",
+        "Site": game.site or "Ajedrez",
+        "Date": rules.pgn_date(game.created_at),
+        "Round": "-",
+        "White": game.white.username,
+        "Black": game.black.username,
+        "TimeControl": clock.pgn_time_control(game.days_per_move),
+    }
+    if game.opening_eco:
+        headers["ECO"] = game.opening_eco
+        headers["Opening"] = game.opening_name
+    if game.is_active:
+        headers["Termination"] = "unterminated"
+        comment = None
+    else:
+        headers["Termination"] = {
+            rules.Termination.ABANDONMENT: "abandoned",
+            rules.Termination.TIMEOUT: "time forfeit",
+            rules.Termination.ABORTED: "unterminated",
+        }.get(rules.Termination(game.termination), "normal")
+        # PGN is an interchange format: the reason stays in English, whatever the language.
+        comment = game.termination.replace("_", " ")
+    return rules.pgn(
+        headers, ucis, result=game.result, termination_comment=comment, start_fen=game.start_fen
+    )
 
 
 # --------------------------------------------------------------------------- events
@@ -129,6 +291,9 @@ def event_message(game: Game, event: str, **extra: Any) -> dict[str, Any]:
         "claimable": claimable_draw(game),
         **extra,
     }
+    if not game.is_active:
+        # The ending changed both ratings: the pages show the change at once.
+        content["ratings"] = game_ratings(game)
     frames = {
         PLAYER: json.dumps(frame_for(content, is_player=True)),
         WATCHER: json.dumps(frame_for(content, is_player=False)),
@@ -177,6 +342,10 @@ class GameRow:
     url: str
 
     @property
+    def opponent_colour(self) -> str:
+        return rules.BLACK if self.my_colour == rules.WHITE else rules.WHITE
+
+    @property
     def move_count(self) -> int:
         return self.game.next_move_number - 1
 
@@ -198,6 +367,19 @@ class GameRow:
         if winner is None:
             return "drawn"
         return "won" if winner == self.my_colour else "lost"
+
+    @property
+    def deadline(self) -> dt.datetime | None:
+        """When the player the game waits for runs out of time; None without a clock,
+        and while it stands still (that player is on vacation)."""
+        if not self.game.is_active or self.game.paused_at is not None:
+            return None
+        return self.game.deadline
+
+    @property
+    def deadline_is_mine(self) -> bool:
+        """Whether the running clock is mine (the dashboard's countdown warns me)."""
+        return self.deadline is not None and self.game.colour_on_clock == self.my_colour
 
     @property
     def draw_offer_to_me(self) -> bool:
@@ -228,7 +410,130 @@ def game_row(game: Game, player: Player) -> GameRow:
     return GameRow(
         game=game,
         my_colour=colour,
-        opponent=game.black if colour == rules.WHITE else game.white,
+        opponent=game.opponent_of(player.pk),
         my_turn=game.is_active and game.player_to_move_id == player.pk,
         url=game_url(game.pk),
     )
+
+
+def awaiting_count(player: Player) -> int:
+    """How many of ``player``'s games wait for them (a move, or an answer to a draw
+    offer), by :attr:`GameRow.waits_for_me`: one query."""
+    games = Game.objects.of_player(player, status=Game.Status.ACTIVE).select_related(
+        "white", "black"
+    )
+    return sum(1 for g in games if game_row(g, player).waits_for_me)
+
+
+# --------------------------------------------------------------------------- notifications
+
+
+@dataclass(frozen=True)
+class NotificationRow:
+    """One line of the notifications page (and of the bell's list)."""
+
+    pk: int
+    kind: str
+    text: str
+    created_at: dt.datetime
+    unread: bool
+    open_url: str
+
+
+def outcome_for(game: Game, player_id: int) -> str:
+    """How the finished ``game`` went for ``player_id``: ``won``, ``lost``, ``drawn``,
+    or ``aborted`` (ended with no result)."""
+    if game.result in (Game.Result.WHITE_WINS, Game.Result.BLACK_WINS):
+        winner = game.white_id if game.result == Game.Result.WHITE_WINS else game.black_id
+        return "won" if winner == player_id else "lost"
+    if game.result == Game.Result.DRAW:
+        return "drawn"
+    return "aborted"
+
+
+def game_over_text(detail: dict[str, Any], game: str) -> str | None:
+    """"You won P0000004 against bob (checkmate)." from a game-over notification's detail,
+    as its recipient reads it; ``None`` for a detail written without the outcome."""
+    outcome = detail.get("outcome")
+    termination = detail.get("termination", "")
+    names = {
+        "game": game,
+        "opponent": detail.get("opponent", ""),
+        "how": Game.Termination(termination).label if termination else "",
+    }
+    if outcome == "won":
+        return gettext("You won %(game)s against %(opponent)s (%(how)s).") % names
+    if outcome == "lost":
+        return gettext("You lost %(game)s against %(opponent)s (%(how)s).") % names
+    if outcome == "drawn":
+        return gettext("%(game)s against %(opponent)s was drawn (%(how)s).") % names
+    if outcome == "aborted":
+        return gettext("%(game)s against %(opponent)s was aborted (%(how)s).") % names
+    return None
+
+
+def notification_text(notification: Notification) -> str:
+    """What the notification says, in the active language. Reads the actor, the game
+    and the challenge: select them with the row."""
+    detail = notification.detail or {}
+    actor = notification.actor
+    names: dict[str, Any] = {
+        "player": actor.get_username() if actor is not None else "?",
+        "game": notification.game.public_id if notification.game is not None else "",
+    }
+    kind = notification.kind
+    if kind == NotificationKind.CHALLENGE_RECEIVED:
+        names["time_control"] = clock.label(detail.get("days_per_move"))
+        return gettext("%(player)s challenged you (%(time_control)s).") % names
+    if kind == NotificationKind.CHALLENGE_ACCEPTED:
+        return gettext("%(player)s accepted your challenge: %(game)s has started.") % names
+    if kind == NotificationKind.CHALLENGE_DECLINED:
+        return gettext("%(player)s declined your challenge.") % names
+    if kind == NotificationKind.OPPONENT_MOVED:
+        names["move"] = detail.get("san", "")
+        count = int(detail.get("count", 1))
+        if count > 1:
+            names["count"] = count
+            return gettext(
+                "%(player)s played %(count)d moves in %(game)s, the last %(move)s: your move."
+            ) % names
+        return gettext("%(player)s played %(move)s in %(game)s: your move.") % names
+    if kind == NotificationKind.DRAW_OFFERED:
+        return gettext("%(player)s offers a draw in %(game)s.") % names
+    if kind == NotificationKind.DRAW_ANSWERED:
+        if detail.get("accepted"):
+            return gettext("%(player)s accepted your draw offer in %(game)s.") % names
+        return gettext("%(player)s declined your draw offer in %(game)s.") % names
+    if kind == NotificationKind.GAME_OVER:
+        if (text := game_over_text(detail, names["game"])) is not None:
+            return text
+        names["result"] = result_label(detail.get("result", ""))
+        termination = detail.get("termination", "")
+        names["how"] = Game.Termination(termination).label if termination else ""
+        return gettext("%(game)s is over: %(result)s (%(how)s).") % names
+    if kind == NotificationKind.LOW_TIME:
+        return gettext("24 hours or less left on your clock in %(game)s.") % names
+    if kind == NotificationKind.OPPONENT_ON_VACATION:
+        return gettext(
+            "%(player)s is on vacation: their clock in %(game)s stands still while it is "
+            "their move."
+        ) % names
+    return str(notification.get_kind_display())
+
+
+def notification_row(notification: Notification) -> NotificationRow:
+    return NotificationRow(
+        pk=notification.pk,
+        kind=notification.kind,
+        text=notification_text(notification),
+        created_at=notification.created_at,
+        unread=notification.read_at is None,
+        open_url=reverse("notification_open", args=[notification.pk]),
+    )
+
+
+def notification_target(notification: Notification) -> str:
+    """Where opening the notification leads: its game, or the challenges (dashboard)."""
+    if notification.game_id is not None:
+        return game_url(notification.game_id)
+    return reverse("dashboard")

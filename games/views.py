@@ -10,8 +10,8 @@ fallback that keeps the page usable without it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from typing import Any
 
 from django import forms
 from django.contrib import messages
@@ -21,14 +21,13 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.models import Preferences
 from accounts.selectors import preferences_of
 from accounts.types import AuthenticatedRequest
-from games import errors, rules, selectors, services
+from games import chat, errors, notifications, rules, selectors, services, state, watchers
 from games.models import Game
-from games.state import snapshot
 
 # How each domain error reads over HTTP. Anything not listed is a plain 400.
 ERROR_STATUS: dict[type[errors.DomainError], int] = {
@@ -42,6 +41,11 @@ ERROR_STATUS: dict[type[errors.DomainError], int] = {
     errors.NothingToClaim: 409,
     errors.InvalidMove: 400,
     errors.IllegalMove: 422,
+    errors.ChatNotAllowed: 403,
+    errors.ChatMuted: 403,
+    errors.ChatRateLimited: 429,
+    errors.ConditionalLinesInvalid: 422,
+    errors.ConditionalOnYourTurn: 409,
 }
 
 
@@ -101,17 +105,29 @@ def _js_strings() -> dict[str, str]:
         "whiteWins": _("White wins"),
         "blackWins": _("Black wins"),
         "draw": _("Draw"),
+        "notRated": _("not rated: the game ended before both players moved"),
+        "notRatedGuest": _("not rated: a guest of a TCP gateway played"),
         "confirmResign": _("Resign this game?"),
         "confirmMove": _("Play %(move)s?"),
         "moveNotSent": _("The game changed before you confirmed: your move was not sent."),
+        "aborted": _("Aborted: no result"),
+        "clockPaused": _("on vacation: the clock stands still"),
+        "conditionalRemove": _("Remove"),
+        "conditionalStart": _("Play their move on the small board, then your reply."),
+        "conditionalTheirMove": _("their move"),
+        "conditionalYourReply": _("your reply"),
     }
 
 
 @login_required
 @require_GET
 def game_detail(request: AuthenticatedRequest, pk: int) -> HttpResponse:
-    """The game page: board, moves, status bar and actions; read-only for watchers."""
-    return _game_page(request, _game_or_404(pk))
+    """The game page: board, moves, status bar and actions; read-only for watchers.
+    Opening it marks the player's notifications of the game read."""
+    game = _game_or_404(pk)
+    if game.colour_of(request.user.pk) is not None:
+        notifications.mark_read(request.user.pk, game_id=game.pk)
+    return _game_page(request, game)
 
 
 def _game_page(
@@ -129,7 +145,7 @@ def _game_page(
     orientation = prefs.orientation
     if orientation == Preferences.Orientation.AUTO:
         orientation = my_colour or rules.WHITE
-    data = snapshot(game, viewer_id=request.user.pk)
+    data = state.snapshot(game, viewer_id=request.user.pk)
     data.update(
         {
             "me": {"username": request.user.get_username(), "colour": my_colour},
@@ -152,6 +168,7 @@ def _game_page(
                 "resign": reverse("game_resign", args=[game.pk]),
                 "claimDraw": reverse("game_claim_draw", args=[game.pk]),
                 "pgn": reverse("game_pgn", args=[game.pk]),
+                "conditional": reverse("game_conditional", args=[game.pk]),
             },
             "strings": _js_strings(),
             "terminations": {value: str(label) for value, label in Game.Termination.choices},
@@ -172,8 +189,15 @@ def _game_page(
             # The chess move number (a move is white's ply and black's), as the script
             # shows it; next_move_number counts plies.
             "move_number": (game.next_move_number + 1) // 2,
+            "watchers": watchers.count(game.pk),
+            "chat": chat.messages_for(game, request.user),
+            "chat_room": chat.room_to_write(game, request.user),
+            "chat_max": chat.MAX_LENGTH,
             "move_typed": move_typed,
             "move_error": move_error,
+            "clock": data["game"]["clock"],
+            "away": selectors.on_vacation([game.white_id, game.black_id]),
+            "clock_player": data["game"].get(data["game"]["clock"]["colour"] or "", ""),
         },
         status=status,
     )
@@ -192,7 +216,7 @@ def game_state_view(request: AuthenticatedRequest, pk: int) -> JsonResponse:
             {"type": "error", "code": "invalid_after", "message": _("'after' must be a number.")},
             status=400,
         )
-    return JsonResponse(snapshot(game, viewer_id=request.user.pk, after=after))
+    return JsonResponse(state.snapshot(game, viewer_id=request.user.pk, after=after))
 
 
 @login_required
@@ -201,13 +225,46 @@ def game_pgn(request: AuthenticatedRequest, pk: int) -> HttpResponse:
     """The game as a PGN file named after its public id."""
     game = _game_or_404(pk)
     response = HttpResponse(
-        selectors.game_pgn(game), content_type="application/x-chess-pgn; charset=utf-8"
+        state.game_pgn(game), content_type="application/x-chess-pgn; charset=utf-8"
     )
     response["Content-Disposition"] = f'attachment; filename="{game.public_id}.pgn"'
     return response
 
 
 # ----------------------------------------------------------------------------- actions
+
+
+class ChatForm(forms.Form):
+    # The service checks the length again (after stripping), as every door must.
+    text = forms.CharField(max_length=2000, strip=False, label=gettext_lazy("Message"))
+
+
+@login_required
+@require_POST
+def game_chat(request: AuthenticatedRequest, pk: int) -> HttpResponse:
+    """Write in the game's chat (the players' room for a player, else the spectators')."""
+    form = ChatForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise errors.ChatMessageInvalid()
+        message = chat.post_message(
+            game_id=pk, author=request.user, text=form.cleaned_data["text"]
+        )
+    except errors.DomainError as error:
+        if isinstance(error, errors.GameNotFound) and not _wants_json(request):
+            raise Http404(error.message) from error
+        if _wants_json(request):
+            response = JsonResponse(
+                {"type": "error", **error.as_dict()}, status=error_status(error)
+            )
+            if isinstance(error, errors.ChatRateLimited):
+                response["Retry-After"] = str(error.details.get("retry_after", 1))
+            return response
+        messages.error(request, error.message)
+        return redirect("game_detail", pk=pk)
+    if _wants_json(request):
+        return JsonResponse({"type": "chat", **chat.message_state(message)})
+    return redirect(f"{reverse('game_detail', args=[pk])}#chat")
 
 
 def _wants_json(request: HttpRequest) -> bool:
@@ -217,17 +274,18 @@ def _wants_json(request: HttpRequest) -> bool:
 def _act(
     request: HttpRequest,
     pk: int,
-    action: Callable[[], Any],
+    action: Callable[[], Game],
     done: str,
     *,
     refused_page: Callable[[errors.DomainError], HttpResponse] | None = None,
 ) -> HttpResponse:
-    """Run ``action`` (one service call) and answer in the caller's format.
+    """Run ``action`` (one service call, which returns the game) and answer in the
+    caller's format.
 
     A plain form post that is refused gets a message and a redirect, or, with
     ``refused_page``, that page instead (the move form keeps what was typed)."""
     try:
-        action()
+        game = action()
     except errors.DomainError as error:
         if _wants_json(request):
             return JsonResponse({"type": "error", **error.as_dict()}, status=error_status(error))
@@ -244,8 +302,8 @@ def _act(
             after = max(0, int(request.POST.get("after", "0")))
         except ValueError:
             after = 0
-        game = selectors.game(pk)
-        return JsonResponse(snapshot(game, viewer_id=request.user.pk, after=after))
+        # The game as the service left it, committed: the answer needs no second read.
+        return JsonResponse(state.snapshot(game, viewer_id=request.user.pk, after=after))
     messages.success(request, done)
     return redirect("game_detail", pk=pk)
 
@@ -370,3 +428,53 @@ def game_claim_draw(request: AuthenticatedRequest, pk: int) -> HttpResponse:
         request, pk, lambda: services.claim_draw(game_id=pk, player=request.user),
         _("Draw claimed."),
     )
+
+
+# Twenty lines of twenty moves in SAN fit in a few kilobytes: anything far larger is
+# not an honest request and is refused before it is parsed.
+CONDITIONAL_MAX_BODY = 16_384
+
+
+def _bad_body(message: str) -> JsonResponse:
+    return JsonResponse({"type": "error", "code": "invalid_body", "message": message}, status=400)
+
+
+def _conditional_answer(request: AuthenticatedRequest, pk: int) -> JsonResponse:
+    game = _game_or_404(pk)
+    own = state.conditional_state(game, viewer_id=request.user.pk)
+    if own is None and game.colour_of(request.user.pk) is None:
+        error = errors.NotAPlayer()
+        return JsonResponse({"type": "error", **error.as_dict()}, status=error_status(error))
+    return JsonResponse({"type": "conditional", **(own or {"move_number": None, "lines": []})})
+
+
+@login_required
+@require_http_methods(["GET", "POST", "DELETE"])
+def game_conditional(request: AuthenticatedRequest, pk: int) -> JsonResponse:
+    """The player's own conditional moves on the game, as JSON: GET reads them, POST
+    ``{"move_number": n, "lines": [["e5", "Nf3"], …]}`` replaces them (moves in SAN or
+    UCI, the first of each the opponent's half-move ``n``), DELETE clears them. Only
+    ever the requesting player's lines; a watcher is refused."""
+    try:
+        if request.method == "POST":
+            if len(request.body) > CONDITIONAL_MAX_BODY:
+                return _bad_body(_("The request is too large."))
+            try:
+                body = json.loads(request.body)
+            except (ValueError, RecursionError):  # RecursionError: nested too deep
+                return _bad_body(_("The request must be JSON."))
+            if not isinstance(body, dict) or set(body) != {"move_number", "lines"}:
+                return _bad_body(_("Send an object with “move_number” and “lines”."))
+            number = body["move_number"]
+            if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+                return _bad_body(_("“move_number” must be a positive whole number."))
+            services.set_conditional_lines(
+                game_id=pk, player=request.user, move_number=number, lines=body["lines"]
+            )
+        elif request.method == "DELETE":
+            services.clear_conditional_lines(game_id=pk, player=request.user)
+    except errors.DomainError as error:
+        if isinstance(error, errors.GameNotFound):
+            raise Http404(error.message) from error
+        return JsonResponse({"type": "error", **error.as_dict()}, status=error_status(error))
+    return _conditional_answer(request, pk)

@@ -32,6 +32,80 @@ def jgda(game_name: str, number: int, uci: str, *, reverse: bool = False) -> str
     )
 
 
+def coordinates_of(board: chess.Board, text: str) -> str:
+    """The coordinates (UCI) of the move ``text`` names on ``board``, legal or not.
+
+    JGDA carries coordinates, so a move typed in SAN must be turned into them here; but
+    legality is the server's to judge (its refusal says why), so a well-formed SAN that
+    is illegal here (``Qh5`` with the queen blocked) is sent as the move of the one
+    piece it can name. Raises ``ValueError`` with the reason when the text is neither
+    SAN nor UCI, or names no single piece.
+    """
+    try:
+        return board.parse_san(text).uci()
+    except chess.AmbiguousMoveError as exc:
+        raise ValueError(f"{text} fits more than one piece here: say which (Nbd2, e2e4)") from exc
+    except ValueError:
+        pass
+    try:
+        return chess.Move.from_uci(text.lower()).uci()
+    except ValueError:
+        pass
+    if chess.SAN_REGEX.match(text) is None and text.rstrip("+#") not in _CASTLES:
+        raise ValueError(f"not a move in SAN or UCI: {text}")
+    uci = _origin_of_illegal_san(board, text)
+    if uci is None:
+        raise ValueError(f"{text}: no single piece of yours can be meant; give it in UCI (e2e4)")
+    return uci
+
+
+def _origin_of_illegal_san(board: chess.Board, text: str) -> str | None:
+    """The coordinates of a well-formed SAN that python-chess found illegal, when one of
+    the mover's pieces can be meant: the only one of its kind (and disambiguation) that
+    reaches the square on an empty board, or the only one of its kind at all; for a pawn,
+    the nearest on its file behind the square."""
+    rank = "1" if board.turn == chess.WHITE else "8"
+    if (side := _CASTLES.get(text.rstrip("+#"))) is not None:
+        return f"e{rank}{side}{rank}"
+    match = chess.SAN_REGEX.match(text)
+    if match is None:
+        return None
+    letter, from_file, from_rank, to_name, promotion = match.groups()
+    piece_type = chess.PIECE_SYMBOLS.index(letter.lower()) if letter else chess.PAWN
+    target = chess.parse_square(to_name)
+    named = [
+        square
+        for square in board.pieces(piece_type, board.turn)
+        if (not from_file or chess.square_name(square)[0] == from_file)
+        and (not from_rank or chess.square_name(square)[1] == from_rank)
+    ]
+    if piece_type == chess.PAWN:
+        ahead = -1 if board.turn == chess.WHITE else 1
+        behind = [
+            square for square in named
+            if chess.square_file(square) == chess.FILE_NAMES.index(from_file or to_name[0])
+            and (chess.square_rank(target) - chess.square_rank(square)) * ahead < 0
+        ]
+        # The pawn nearest the square: the one the text means if any does.
+        reaching = sorted(behind, key=lambda square: abs(target - square))[:1]
+    else:
+        reaching = []
+        for square in named:
+            alone = chess.BaseBoard(None)
+            alone.set_piece_at(square, chess.Piece(piece_type, board.turn))
+            if alone.is_attacked_by(board.turn, target):
+                reaching.append(square)
+        if not reaching and len(named) == 1:
+            reaching = named
+    if len(reaching) != 1:
+        return None
+    suffix = promotion.lstrip("=").lower() if promotion else ""
+    return chess.square_name(reaching[0]) + to_name + suffix
+
+
+_CASTLES = {"O-O": "g", "0-0": "g", "O-O-O": "c", "0-0-0": "c"}
+
+
 def moves_of_spar(text: str) -> list[str]:
     """UCI moves of a ``SPAR`` answer (``n:jugada:reverso:posicion:promocion,`` each)."""
     moves = []
@@ -160,13 +234,10 @@ class EspolClient:
         if not isinstance(view, GameView):
             return view
         try:
-            parsed = view.board.parse_san(move)
-        except ValueError:
-            try:
-                parsed = chess.Move.from_uci(move.lower())
-            except ValueError:
-                return f"not a move in SAN or UCI: {move}"
-        return self.send(jgda(view.name, view.next_number, parsed.uci()))
+            uci = coordinates_of(view.board, move)
+        except ValueError as exc:
+            return str(exc)
+        return self.send(jgda(view.name, view.next_number, uci))
 
 
 class AsyncEspolClient:

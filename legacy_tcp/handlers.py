@@ -23,16 +23,13 @@ from accounts import services as account_services
 from accounts import throttling
 from accounts.types import Player
 from accounts.validators import username_validator
-from games import errors, selectors, services
+from games import errors, selectors, services, state
 from games.models import Game
 from legacy_tcp.protocols import espol
 from legacy_tcp.protocols.espol import Code
 from ranking.selectors import top_ten
 
 logger = logging.getLogger("legacy_tcp.espol")
-
-COLOUR_LETTER = {"white": "B", "black": "N"}
-
 
 @dataclass
 class Session:
@@ -164,8 +161,7 @@ def _game_date(game: Game) -> str:
 def _own_game_with(user: Player, game_id: int, opponent_name: str) -> Game:
     """The game, if ``user`` plays in it against the player named ``opponent_name``."""
     game = selectors.game_for_player(game_id, user)
-    opponent = game.black if game.white_id == user.pk else game.white
-    if opponent.get_username() != opponent_name:
+    if game.opponent_of(user.pk).get_username() != opponent_name:
         raise errors.GameNotFound(f"{opponent_name} is not your opponent in {game.public_id}.")
     return game
 
@@ -280,12 +276,11 @@ def pending_games(session: Session, command: espol.Ppen) -> Reply:
     player = _player(session)
     records = []
     for game in selectors.games_changed_since(player, command.since):
-        mine = game.colour_of(player.pk)
-        opponent = game.black if mine == "white" else game.white
-        theirs = "black" if mine == "white" else "white"
+        # The game as this player sees it in a list, as on the dashboard.
+        row = state.game_row(game, player)
         records.append(
-            f"{game.public_id}:{opponent.get_username()}:{COLOUR_LETTER[theirs]}:"
-            f"{_status_code(game)},"
+            f"{game.public_id}:{row.opponent.get_username()}:"
+            f"{espol.COLOUR_LETTER[row.opponent_colour]}:{_status_code(game)},"
         )
     return Reply(Code.S_TRAN, records=records)
 
@@ -387,7 +382,7 @@ def status(session: Session, command: espol.Stat) -> Reply:
         white_request,
         black_request,
         # A watcher has no colour in the game: "-".
-        COLOUR_LETTER[mine] if mine is not None else "-",
+        espol.COLOUR_LETTER[mine] if mine is not None else "-",
         game.next_move_number,
     ]
     return Reply(Code.S_TRAN, ":".join(str(f) for f in fields))

@@ -1,4 +1,9 @@
-"""The ESPOL TCP gateway: an asyncio server in front of the ESPOL codec and handlers.
+"""The line gateways' asyncio server (:class:`LineServer`), and the ESPOL gateway on it.
+
+:class:`LineServer` holds everything the gateways share (accepting, caps, line limits,
+timeouts, drains, database threads, graceful stop); each protocol subclasses it with its
+codec and handlers: :class:`EspolServer` here, the ``#`` protocol in
+:mod:`legacy_tcp.distribuido`. What follows is said of ESPOL and holds for each.
 
 The event loop only moves bytes: it splits the stream into lines, parses them (pure,
 cheap), answers what needs no database, and hands every other command to a worker thread
@@ -49,11 +54,11 @@ import ssl
 import threading
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -65,10 +70,6 @@ from legacy_tcp.protocols import espol
 from legacy_tcp.protocols.espol import Code
 
 logger = logging.getLogger("legacy_tcp.espol")
-
-# The StreamReader's limit: a line of MAX_LINE bytes plus CR LF still fits; the codec
-# refuses anything longer that slipped through.
-READ_LIMIT = espol.MAX_LINE + 2
 
 # Descriptors kept for everything but the gateway's connections: a quarter of the
 # open-file limit, and never fewer than this.
@@ -238,12 +239,16 @@ class _Drop(Exception):
 
 @dataclass(eq=False)
 class _Connection:
-    session: handlers.Session
+    # The protocol's own state for this connection (LineServer.new_session).
+    session: Any
     reader: asyncio.StreamReader
     writer: asyncio.StreamWriter
     # The client's address as the caps and the login throttle count it (address_key).
     address: str
+    peer: str = "?"
     commands: int = 0
+    # Held while a reply or a push is written, so that lines never interleave.
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     opened: float = field(default_factory=time.monotonic)
     # Loop time by which the session must be logged in; None while it is (or no limit).
     login_deadline: float | None = None
@@ -254,7 +259,10 @@ class _RefusalLog:
     of a reason at once, then at most one line per ``interval`` with how many were
     refused meanwhile."""
 
-    def __init__(self, interval: float = REFUSAL_LOG_INTERVAL) -> None:
+    def __init__(
+        self, log: Callable[..., None], interval: float = REFUSAL_LOG_INTERVAL
+    ) -> None:
+        self.log = log
         self.interval = interval
         self._last: dict[str, float] = {}
         self._unlogged: Counter[str] = Counter()
@@ -265,8 +273,9 @@ class _RefusalLog:
             self._unlogged[reason] += 1
             return
         self._last[reason] = now
-        logger.warning(
-            "espol.refused peer=%s reason=%s connections=%d from_address=%d "
+        self.log(
+            logging.WARNING,
+            "refused peer=%s reason=%s connections=%d from_address=%d "
             "also_refused_since_last=%d",
             peer,
             reason,
@@ -292,10 +301,10 @@ def _release_broken_connections() -> None:
             conn.close()
 
 
-def _execute(session: handlers.Session, command: espol.Command) -> handlers.Reply:
-    """Run one command in a worker thread, on the thread's own database connection."""
+def _run_releasing(function: Callable[..., Any], *args: Any) -> Any:
+    """Run ``function`` in a worker thread, on the thread's own database connection."""
     try:
-        return handlers.execute(session, command)
+        return function(*args)
     finally:
         _release_broken_connections()
 
@@ -314,12 +323,26 @@ def _close_executor(executor: ThreadPoolExecutor, threads: int) -> None:
     executor.shutdown(wait=True)
 
 
-class EspolServer:
-    """The ESPOL gateway. ``start()`` binds (``port=0`` picks a free port, kept in ``port``).
+class LineServer:
+    """What every line gateway shares: accepting within the caps, one task per connection,
+    lines split and capped, read and write timeouts, bounded drains, a pool of database
+    threads, and a graceful stop. ``start()`` binds (``port=0`` picks a free port, kept in
+    ``port``).
+
+    A protocol subclasses it: :attr:`name` (its log lines start ``name.``), the refusal
+    sent to connections over the caps, and the hooks :meth:`new_session`,
+    :meth:`answer`, :meth:`overlong_reply`, :meth:`is_logged_in` and :meth:`closed`.
+    :meth:`push` sends lines the client did not ask for (another door's move) between
+    its replies, never inside one.
 
     ``max_connections`` is what is asked for; ``start()`` lowers it to what the open-file
     limit allows (:func:`connection_cap`).
     """
+
+    name = "line"
+    refusal = b""
+    # The longest line a client may send, without its line end.
+    max_line = 4096
 
     def __init__(
         self,
@@ -329,23 +352,24 @@ class EspolServer:
         idle_timeout: float,
         max_connections: int,
         ssl_context: ssl.SSLContext | None = None,
+        write_timeout: float,
+        write_buffer_limit: int,
+        db_threads: int,
+        max_per_address: int,
+        login_timeout: float | None = None,
     ) -> None:
         self.host = host
         self.port = port
+        self.log = logging.getLogger(f"legacy_tcp.{self.name}")
         self.idle_timeout = idle_timeout if idle_timeout and idle_timeout > 0 else None
         self.requested_max_connections = max_connections
         self.max_connections = max_connections
         self.ssl_context = ssl_context
-        self.write_timeout = settings.ESPOL_WRITE_TIMEOUT
-        self.write_buffer_limit = settings.ESPOL_WRITE_BUFFER
-        self.db_threads = settings.ESPOL_DB_THREADS
-        self.auth_threads = settings.ESPOL_AUTH_THREADS
-        self.max_per_address = max(0, settings.ESPOL_MAX_PER_ADDRESS)
-        login_timeout = settings.ESPOL_LOGIN_TIMEOUT
+        self.write_timeout = write_timeout
+        self.write_buffer_limit = write_buffer_limit
+        self.db_threads = db_threads
+        self.max_per_address = max(0, max_per_address)
         self.login_timeout = login_timeout if login_timeout and login_timeout > 0 else None
-        self.throttle = LoginThrottle(
-            base=settings.ESPOL_LOGIN_DELAY, cap=settings.ESPOL_LOGIN_DELAY_MAX
-        )
         self._listeners: list[socket.socket] = []
         # Every connection's task, from its accept (TLS handshake, refusal) to its close.
         self._tasks: set[asyncio.Task] = set()
@@ -353,8 +377,8 @@ class EspolServer:
         self._admitted = 0
         self._per_address: Counter[str] = Counter()
         self._connections: dict[asyncio.Task, _Connection] = {}
-        self._refusals = _RefusalLog()
-        # Refusals over TLS in progress (the 402 needs a handshake first).
+        self._refusals = _RefusalLog(self._log)
+        # Refusals over TLS in progress (the refusal needs a handshake first).
         self._refusing = 0
         self._closing = False
         self._accept_paused_since: float | None = None
@@ -363,15 +387,64 @@ class EspolServer:
         self._accept_retry_delay = ACCEPT_RETRY_FIRST
         self._accept_retry: asyncio.TimerHandle | None = None
         self._executors: list[tuple[ThreadPoolExecutor, int]] = []
-        # Set by start(): the command runners, each on its own thread pool.
-        self._execute: Callable[[handlers.Session, espol.Command], Awaitable[handlers.Reply]]
-        self._execute_hashing: Callable[
-            [handlers.Session, espol.Command], Awaitable[handlers.Reply]
-        ]
+        self._db_executor: ThreadPoolExecutor | None = None
+
+    def _log(self, level: int, message: str, *args: object) -> None:
+        self.log.log(level, f"{self.name}.{message}", *args)
 
     @property
     def connection_count(self) -> int:
         return len(self._connections)
+
+    # ------------------------------------------------------------------ protocol hooks
+
+    def new_session(self, peer: str) -> Any:
+        """The per-connection state of the protocol for a client at ``peer``."""
+        raise NotImplementedError
+
+    async def answer(self, conn: _Connection, line: bytes) -> tuple[bytes, bool]:
+        """The reply to one line (without its end cut), and whether to close after it."""
+        raise NotImplementedError
+
+    def overlong_reply(self, conn: _Connection) -> bytes:
+        """The reply to a line longer than :attr:`max_line` (the session goes on)."""
+        raise NotImplementedError
+
+    def is_logged_in(self, conn: _Connection) -> bool:
+        """Whether the connection is past its login deadline's reach."""
+        return True
+
+    def session_user(self, conn: _Connection) -> str | None:
+        """Who the connection is, for the log (already quoted), or None."""
+        return None
+
+    async def closed(self, conn: _Connection) -> None:
+        """The connection has closed (whatever the reason): forget or end what it held."""
+
+    def _create_executors(self) -> None:
+        """The worker threads the protocol runs its database work on."""
+        self._db_executor = ThreadPoolExecutor(
+            max_workers=self.db_threads, thread_name_prefix=f"{self.name}-db"
+        )
+        self._executors = [(self._db_executor, self.db_threads)]
+
+    async def run_in_db(self, function: Callable[..., Any], *args: Any) -> Any:
+        """``function(*args)`` on a database thread, whose broken connection, if the call
+        left one, is closed after it."""
+        return await sync_to_async(
+            _run_releasing, thread_sensitive=False, executor=self._db_executor
+        )(function, *args)
+
+    async def push(self, conn: _Connection, data: bytes) -> None:
+        """Send ``data`` unasked (between replies); a client that does not read it in
+        time is dropped."""
+        try:
+            async with conn.lock:
+                await self._send(conn, data)
+        except (_Drop, ConnectionError, OSError):
+            conn.writer.transport.abort()
+
+    # ------------------------------------------------------------------ start and stop
 
     async def start(self) -> None:
         open_files = open_file_limit()
@@ -379,24 +452,18 @@ class EspolServer:
         if self.max_connections < 1:
             raise OSError(
                 errno.EMFILE,
-                f"the open-file limit ({open_files}) leaves no descriptors for ESPOL "
-                f"connections after the {fd_headroom(open_files)} kept for the rest",
+                f"the open-file limit ({open_files}) leaves no descriptors for "
+                f"{self.name} connections after the {fd_headroom(open_files)} kept for the rest",
             )
-        commands = ThreadPoolExecutor(max_workers=self.db_threads, thread_name_prefix="espol-db")
-        # Hashing a password (Argon2, about a third of a second of CPU) gets threads of
-        # its own: on the command threads a burst of logins would hold every one of them
-        # and stall the moves and lists of clients already logged in.
-        hashing = ThreadPoolExecutor(max_workers=self.auth_threads, thread_name_prefix="espol-auth")
-        self._executors = [(commands, self.db_threads), (hashing, self.auth_threads)]
-        self._execute = sync_to_async(_execute, thread_sensitive=False, executor=commands)
-        self._execute_hashing = sync_to_async(_execute, thread_sensitive=False, executor=hashing)
+        self._create_executors()
         self._listeners = await self._listen()
         self.port = self._listeners[0].getsockname()[1]
         loop = asyncio.get_running_loop()
         for listener in self._listeners:
             loop.add_reader(listener.fileno(), self._accept_ready, listener)
-        logger.info(
-            "espol.listen host=%s port=%d tls=%s max_connections=%d requested=%d "
+        self._log(
+            logging.INFO,
+            "listen host=%s port=%d tls=%s max_connections=%d requested=%d "
             "open_files=%d max_per_address=%d login_timeout=%s idle_timeout=%s",
             self.host,
             self.port,
@@ -470,7 +537,7 @@ class EspolServer:
         for executor, threads in self._executors:
             await loop.run_in_executor(None, _close_executor, executor, threads)
         self._executors = []
-        logger.info("espol.stopped port=%d", self.port)
+        self._log(logging.INFO, "stopped port=%d", self.port)
 
     # ------------------------------------------------------------------ accepting
 
@@ -505,8 +572,9 @@ class EspolServer:
             self._accept_paused_since = loop.time()
             self._accept_retry_delay = ACCEPT_RETRY_FIRST
             # Once per episode: a line per failed accept() is what flooded the log before.
-            logger.error(
-                "espol.accept_paused error=%s connections=%d open_files=%d: accepting "
+            self._log(
+                logging.ERROR,
+                "accept_paused error=%s connections=%d open_files=%d: accepting "
                 "again as descriptors free up",
                 errno.errorcode.get(error.errno or 0, error.errno),
                 len(self._connections),
@@ -533,8 +601,9 @@ class EspolServer:
 
     def _log_accept_resumed(self) -> None:
         assert self._accept_paused_since is not None
-        logger.warning(
-            "espol.accept_resumed seconds=%.1f failed_accepts=%d accepted_meanwhile=%d "
+        self._log(
+                logging.WARNING,
+                "accept_resumed seconds=%.1f failed_accepts=%d accepted_meanwhile=%d "
             "connections=%d",
             asyncio.get_running_loop().time() - self._accept_paused_since,
             self._accept_failures,
@@ -567,7 +636,7 @@ class EspolServer:
                 # Answered and closed here and now: a flood of refused connections must
                 # not hold descriptors (the 402 frame fits any empty send buffer).
                 with contextlib.suppress(OSError):
-                    sock.send(REFUSAL)
+                    sock.send(self.refusal)
                 sock.close()
                 return
             if self._refusing >= MAX_TLS_REFUSALS:
@@ -583,7 +652,9 @@ class EspolServer:
     ) -> None:
         loop = asyncio.get_running_loop()
         try:
-            reader = asyncio.StreamReader(limit=READ_LIMIT)
+            # A line of max_line bytes plus CR LF still fits; a codec refuses anything
+            # longer that slipped through.
+            reader = asyncio.StreamReader(limit=self.max_line + 2)
             protocol = asyncio.StreamReaderProtocol(reader)
             try:
                 transport, _ = await loop.connect_accepted_socket(
@@ -597,7 +668,7 @@ class EspolServer:
                 )
             except (OSError, TimeoutError, ssl.SSLError):
                 sock.close()
-                logger.info("espol.handshake_failed peer=%s", peer)
+                self._log(logging.INFO, "handshake_failed peer=%s", peer)
                 return
             writer = asyncio.StreamWriter(transport, protocol, reader, loop)
             if refusal is not None:
@@ -630,12 +701,12 @@ class EspolServer:
     ) -> None:
         task = asyncio.current_task()
         assert task is not None
-        conn = _Connection(handlers.Session(peer=peer), reader, writer, address)
+        conn = _Connection(self.new_session(peer), reader, writer, address, peer=peer)
         if self.login_timeout is not None:
             conn.login_deadline = asyncio.get_running_loop().time() + self.login_timeout
         self._connections[task] = conn
         writer.transport.set_write_buffer_limits(high=self.write_buffer_limit)
-        logger.info("espol.connect peer=%s connections=%d", peer, len(self._connections))
+        self._log(logging.INFO, "connect peer=%s connections=%d", peer, len(self._connections))
         reason = "eof"
         try:
             reason = await self._session_loop(reader, conn)
@@ -651,17 +722,18 @@ class EspolServer:
                 writer.transport.abort()
             else:
                 writer.close()
-            logger.info(
-                "espol.disconnect peer=%s user=%s reason=%s commands=%d seconds=%.1f",
+            with contextlib.suppress(Exception):
+                await self.closed(conn)
+            self._log(logging.INFO, "disconnect peer=%s user=%s reason=%s commands=%d seconds=%.1f",
                 peer,
-                espol.log_value(conn.session.username),
+                self.session_user(conn),
                 reason,
                 conn.commands,
                 time.monotonic() - conn.opened,
             )
 
     async def _refuse(self, writer: asyncio.StreamWriter) -> None:
-        writer.write(REFUSAL)
+        writer.write(self.refusal)
         try:
             async with asyncio.timeout(1.0):
                 await writer.drain()
@@ -675,14 +747,14 @@ class EspolServer:
         deadlines = []
         if self.idle_timeout is not None:
             deadlines.append(asyncio.get_running_loop().time() + self.idle_timeout)
-        if conn.session.user is None and conn.login_deadline is not None:
+        if not self.is_logged_in(conn) and conn.login_deadline is not None:
             deadlines.append(conn.login_deadline)
         return min(deadlines, default=None)
 
     def _timed_out(self, conn: _Connection) -> str:
         """Why a read timed out: the login deadline passed, or the client went idle."""
         if (
-            conn.session.user is None
+            not self.is_logged_in(conn)
             and conn.login_deadline is not None
             and asyncio.get_running_loop().time() >= conn.login_deadline
         ):
@@ -698,19 +770,20 @@ class EspolServer:
                 ended = await self._skip_rest_of_line(reader, conn, exc.consumed)
                 if ended is not None:
                     return ended
-                await self._send(conn, espol.frames(Code.F_PARAM, "line too long"))
-                logger.info("espol.command peer=%s command=<overlong> code=802", conn.session.peer)
+                async with conn.lock:
+                    await self._send(conn, self.overlong_reply(conn))
                 continue
             except asyncio.IncompleteReadError:
                 # A half-sent last line is dropped with the connection.
                 return "shutdown" if self._closing else "eof"
             except TimeoutError:
                 return self._timed_out(conn)
-            reply = await self._answer(conn, line)
-            await self._send(conn, reply.encode())
-            if reply.close:
+            async with conn.lock:
+                data, close = await self.answer(conn, line)
+                await self._send(conn, data)
+            if close:
                 return "quit"
-            if conn.session.user is not None:
+            if self.is_logged_in(conn):
                 conn.login_deadline = None
             elif conn.login_deadline is None and self.login_timeout is not None:
                 # Logged out (USER again, UNSU, account closed): a new login window.
@@ -720,7 +793,7 @@ class EspolServer:
     async def _skip_rest_of_line(
         self, reader: asyncio.StreamReader, conn: _Connection, consumed: int
     ) -> str | None:
-        """Discard an overlong line up to and including its end, holding ≤ READ_LIMIT bytes.
+        """Discard an overlong line up to and including its end, holding ≤ max_line + 2 bytes.
 
         Returns None once the line has ended, or the reason to close the connection when
         the client closed (``"eof"``) or went quiet (``"idle"``, or ``"login_timeout"``)
@@ -741,6 +814,88 @@ class EspolServer:
             except TimeoutError:
                 return self._timed_out(conn)
 
+    async def _send(self, conn: _Connection, data: bytes) -> None:
+        if not data:
+            return
+        conn.writer.write(data)
+        try:
+            async with asyncio.timeout(self.write_timeout):
+                await conn.writer.drain()
+        except TimeoutError:
+            raise _Drop("not reading") from None
+
+
+class EspolServer(LineServer):
+    """The ESPOL gateway (seed 000): its codec and handlers on the shared machinery, with
+    a login deadline, and password checks throttled and run on threads of their own."""
+
+    name = "espol"
+    refusal = REFUSAL
+    max_line = espol.MAX_LINE
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        idle_timeout: float,
+        max_connections: int,
+        ssl_context: ssl.SSLContext | None = None,
+    ) -> None:
+        super().__init__(
+            host,
+            port,
+            idle_timeout=idle_timeout,
+            max_connections=max_connections,
+            ssl_context=ssl_context,
+            write_timeout=settings.ESPOL_WRITE_TIMEOUT,
+            write_buffer_limit=settings.ESPOL_WRITE_BUFFER,
+            db_threads=settings.ESPOL_DB_THREADS,
+            max_per_address=settings.ESPOL_MAX_PER_ADDRESS,
+            login_timeout=settings.ESPOL_LOGIN_TIMEOUT,
+        )
+        self.auth_threads = settings.ESPOL_AUTH_THREADS
+        self.throttle = LoginThrottle(
+            base=settings.ESPOL_LOGIN_DELAY, cap=settings.ESPOL_LOGIN_DELAY_MAX
+        )
+
+    def _create_executors(self) -> None:
+        super()._create_executors()
+        # Hashing a password (Argon2, about a third of a second of CPU) gets threads of
+        # its own: on the command threads a burst of logins would hold every one of them
+        # and stall the moves and lists of clients already logged in.
+        self._hashing = ThreadPoolExecutor(
+            max_workers=self.auth_threads, thread_name_prefix="espol-auth"
+        )
+        self._executors.append((self._hashing, self.auth_threads))
+
+    async def _execute(self, session: handlers.Session, command: espol.Command) -> handlers.Reply:
+        return await self.run_in_db(handlers.execute, session, command)
+
+    async def _execute_hashing(
+        self, session: handlers.Session, command: espol.Command
+    ) -> handlers.Reply:
+        return await sync_to_async(
+            _run_releasing, thread_sensitive=False, executor=self._hashing
+        )(handlers.execute, session, command)
+
+    def new_session(self, peer: str) -> handlers.Session:
+        return handlers.Session(peer=peer)
+
+    def is_logged_in(self, conn: _Connection) -> bool:
+        return conn.session.user is not None
+
+    def session_user(self, conn: _Connection) -> str | None:
+        return espol.log_value(conn.session.username)
+
+    def overlong_reply(self, conn: _Connection) -> bytes:
+        self._log(logging.INFO, "command peer=%s command=<overlong> code=802", conn.peer)
+        return espol.frames(Code.F_PARAM, "line too long")
+
+    async def answer(self, conn: _Connection, line: bytes) -> tuple[bytes, bool]:
+        reply = await self._answer(conn, line)
+        return reply.encode(), reply.close
+
     async def _wait_turn_to_check_password(
         self, conn: _Connection, command: espol.Pass | espol.Subs | espol.Unsu
     ) -> None:
@@ -758,16 +913,6 @@ class EspolServer:
         if wait > 0:
             await asyncio.sleep(wait)
 
-    async def _send(self, conn: _Connection, data: bytes) -> None:
-        if not data:
-            return
-        conn.writer.write(data)
-        try:
-            async with asyncio.timeout(self.write_timeout):
-                await conn.writer.drain()
-        except TimeoutError:
-            raise _Drop("not reading") from None
-
     async def _answer(self, conn: _Connection, line: bytes) -> handlers.Reply:
         started = time.perf_counter()
         session = conn.session
@@ -782,8 +927,9 @@ class EspolServer:
                 reply = await self._execute(session, command)
         if reply.failed_login_for is not None:
             failures = self.throttle.failed(reply.failed_login_for, conn.address)
-            logger.warning(
-                "espol.login_failed peer=%s user=%s failures=%d address_failures=%d "
+            self._log(
+                logging.WARNING,
+                "login_failed peer=%s user=%s failures=%d address_failures=%d "
                 "session_failures=%d next_check_in=%.2f",
                 session.peer,
                 espol.log_value(reply.failed_login_for),
@@ -795,8 +941,7 @@ class EspolServer:
         elif reply.code == Code.S_PASSWD and session.username is not None:
             self.throttle.succeeded(session.username, conn.address)
         conn.commands += 1
-        logger.info(
-            "espol.command peer=%s user=%s command=%s code=%s ms=%.1f",
+        self._log(logging.INFO, "command peer=%s user=%s command=%s code=%s ms=%.1f",
             session.peer,
             espol.log_value(session.username),
             espol.log_value(command.loggable()),

@@ -3,6 +3,8 @@ own page and on each player's page of the user admin."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.db.models import F, QuerySet
@@ -16,9 +18,22 @@ from ranking.models import PlayerRecord
 User = get_user_model()
 
 
+class RatingColumns:
+    """The rating as players see it (``1512?``) and its deviation now (grown with the
+    time since the last rated game), for the record's admin pages."""
+
+    @admin.display(description=_("rating"), ordering="rating")
+    def shown_rating(self, record: PlayerRecord) -> str:
+        return record.rating_label
+
+    @admin.display(description=_("rating deviation"), ordering="deviation")
+    def deviation_now(self, record: PlayerRecord) -> int:
+        return record.deviation_now
+
+
 @admin.register(PlayerRecord)
-class PlayerRecordAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = ("player", "wins", "losses", "draws", "played", "rating")
+class PlayerRecordAdmin(RatingColumns, ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = ("player", "wins", "losses", "draws", "played", "shown_rating", "deviation_now")
     list_select_related = ("player",)
     list_filter = ("player__is_active",)
     search_fields = ("player__username",)
@@ -32,11 +47,11 @@ class PlayerRecordAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         return record.played  # type: ignore[attr-defined]  # annotated by get_queryset
 
 
-class PlayerRecordInline(ReadOnlyAdminMixin, admin.StackedInline):
+class PlayerRecordInline(RatingColumns, ReadOnlyAdminMixin, admin.StackedInline):
     """The player's record, read-only: only finished games change it."""
 
     model = PlayerRecord
-    fields = ("wins", "losses", "draws", "rating")
+    fields = ("wins", "losses", "draws", "shown_rating", "deviation_now", "rated_games", "rated_at")
     readonly_fields = fields
     can_delete = False
     extra = 0
@@ -63,7 +78,7 @@ class RankedPlayerAdmin(PlayerAdmin):
         inlines = super().get_inlines(request, obj)
         return [PlayerRecordInline, *inlines] if obj is not None else inlines
 
-    def _record_value(self, user: object, field: str) -> int | None:
+    def _record_value(self, user: object, field: str) -> Any:
         record = getattr(user, "record", None)
         return None if record is None else getattr(record, field)
 
@@ -80,5 +95,5 @@ class RankedPlayerAdmin(PlayerAdmin):
         return self._record_value(user, "draws")
 
     @admin.display(description=_("rating"), ordering="record__rating")
-    def rating(self, user: object) -> int | None:
-        return self._record_value(user, "rating")
+    def rating(self, user: object) -> str | None:
+        return self._record_value(user, "rating_label")

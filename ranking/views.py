@@ -1,4 +1,5 @@
-"""The ranking page: the seed's top ten by wins, and the full sortable table."""
+"""The ranking page: the seed's top ten by wins, the top ten by rating, and the full
+sortable table."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ def ranking(request: HttpRequest) -> HttpResponse:
         "ranking/ranking.html",
         {
             "top_ten": selectors.top_ten(winners_only=True),
+            "top_rated": selectors.top_ten_by_rating(),
             "page": page,
             "order": order,
             "first_position": page.start_index(),

@@ -23,6 +23,9 @@ mkdir -p "$DEST/dist" "$DEST/assets"
 # Only the JavaScript: the type declarations and the source maps (which point at a src/
 # we do not serve) are of no use to the browser.
 cp "$WORK"/package/dist/*.js "$DEST/dist/"
+# ...and so without the comments naming those maps: collectstatic's hashed names follow
+# every reference in a file and refuse one to a file that is not there.
+sed -i '/^\/\/# sourceMappingURL=/d' "$DEST"/dist/*.js
 cp "$WORK"/package/assets/chessground.base.css \
    "$WORK"/package/assets/chessground.brown.css \
    "$WORK"/package/assets/chessground.cburnett.css "$DEST/assets/"

@@ -13,11 +13,25 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
 from games import services
 from games.models import Game
-from tests.servers import DaphneProcess, database_url_for_servers, wait_for_server_sessions_to_end
+from tests.servers import (
+    DaphneProcess,
+    collect_static,
+    database_url_for_servers,
+    wait_for_server_sessions_to_end,
+)
 
 User = get_user_model()
 
 PASSWORD = "correct-horse"
+
+
+# Django's connection per request in this process, not the persistent connections the
+# servers keep (CONN_MAX_AGE in ajedrez/settings.py): a test's socket calls run in
+# database_sync_to_async's thread, which would otherwise keep its PostgreSQL session
+# after the test, and PostgreSQL refuses to drop a test database that has sessions. The
+# servers the tests start in other processes keep the setting's default; they are
+# stopped, and their sessions waited for, before the database is dropped.
+django_settings.DATABASES["default"]["CONN_MAX_AGE"] = 0
 
 
 def pytest_collection_modifyitems(config, items) -> None:
@@ -31,6 +45,23 @@ def pytest_collection_modifyitems(config, items) -> None:
             item.add_marker(skip_pg)
         if "redis" in item.keywords and not on_redis:
             item.add_marker(skip_redis)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _collected_static_files() -> Iterator[None]:
+    """Pages name static files by their hashed names, read from collectstatic's manifest:
+    collect them once (kept between runs while the sources are unchanged) for this
+    process and for the servers the tests start (``STATIC_ROOT`` in their environment).
+
+    Here WhiteNoise looks files up when asked (autorefresh) instead of indexing them when
+    the middleware is built, which Django's test client does for every client: 45 ms
+    each. The servers the tests start index them at start, as a deployment does."""
+    from django.test import override_settings
+
+    override = override_settings(STATIC_ROOT=collect_static(), WHITENOISE_AUTOREFRESH=True)
+    override.enable()
+    yield
+    override.disable()
 
 
 @pytest.fixture(autouse=True)
@@ -58,6 +89,20 @@ def pbkdf2_hash(password: str) -> str:
     Argon2 is preferred)."""
     hasher = PBKDF2PasswordHasher()
     return hasher.encode(password, hasher.salt(), iterations=1000)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_redis_channel_layer() -> Iterator[None]:
+    """Each test runs on an event loop of its own, and a channels-redis layer keeps
+    loop-bound locks (one for all of a process's own channels): a socket a test left
+    receiving would leave it held for the next test's loop ("bound to a different event
+    loop"). Over Redis a new layer instance per test changes nothing else; the in-memory
+    layer, whose instance is the only place its messages live, is kept."""
+    yield
+    if os.environ.get("REDIS_URL"):
+        from channels.layers import channel_layers
+
+        channel_layers.backends.clear()
 
 
 @pytest.fixture(autouse=True)
@@ -138,12 +183,12 @@ def game(alice, bob, start_game) -> Game:
 
 
 @pytest.fixture
-def daphne(transactional_db, tmp_path) -> Iterator[Callable[[], DaphneProcess]]:
+def daphne(transactional_db, tmp_path) -> Iterator[Callable[..., DaphneProcess]]:
     started: list[DaphneProcess] = []
     database_url = database_url_for_servers()
 
-    def start() -> DaphneProcess:
-        server = DaphneProcess(database_url, tmp_path / f"daphne-{len(started)}.log")
+    def start(*options: str) -> DaphneProcess:
+        server = DaphneProcess(database_url, tmp_path / f"daphne-{len(started)}.log", *options)
         started.append(server)
         return server
 

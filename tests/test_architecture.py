@@ -21,7 +21,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ["accounts", "games", "ranking", "legacy_tcp", "ajedrez"]
-WRITERS = {"games/services.py", "ranking/services.py", "accounts/services.py"}
+WRITERS = {
+    "games/services.py", "games/notifications.py", "ranking/services.py", "accounts/services.py",
+}
 WRITE_METHODS = {
     "save", "create", "bulk_create", "update", "bulk_update", "delete",
     "get_or_create", "update_or_create",
@@ -89,37 +91,41 @@ def test_the_check_leaves_other_writes_alone():
 LAYERS = ["accounts", "ranking", "games", "legacy_tcp", "ajedrez"]
 
 
-def imported_modules(source: str) -> list[tuple[int, str]]:
-    """Every module ``source`` imports, at any depth (function-level imports included)."""
+def module_name(path: Path) -> str:
+    """``games/state.py`` → ``games.state``; ``games/__init__.py`` → ``games``."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imported_modules(source: str, module: str = "") -> list[tuple[int, str]]:
+    """Every module ``source`` imports, at any depth (function-level imports included).
+
+    Relative imports (``from . import views``) are resolved against ``module``, the
+    dotted name of the module ``source`` is, so they are judged as the absolute ones.
+    """
+    package = module.split(".")[:-1]
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.append((node.lineno, node.module))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - (node.level - 1)]
+                target = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                target = node.module or ""
+            if not target:
+                continue
+            found.append((node.lineno, target))
             # ``from games import views`` imports the module games.views.
-            found += [(node.lineno, f"{node.module}.{alias.name}") for alias in node.names]
+            found += [(node.lineno, f"{target}.{alias.name}") for alias in node.names]
     return found
 
 
-def imports_against_the_layers(app: str, source: str, *, routes: bool = False) -> list[str]:
-    """The imports in a module of ``app`` that reach an app above it, or a views module.
-
-    Views are the pages' front door: they call the rest and nothing calls them, but the
-    URL configuration (``routes``) that points at them.
-    """
-    allowed_below = set(LAYERS[: LAYERS.index(app)])
-    problems = []
-    for lineno, module in imported_modules(source):
-        top = module.split(".")[0]
-        if top not in LAYERS:
-            continue
-        if top != app and top not in allowed_below:
-            problems.append(f"line {lineno}: {app} imports {module} (an app above it)")
-        is_views = module.endswith(".views") or ".views." in module
-        if is_views and not routes:
-            problems.append(f"line {lineno}: imports {module} (nothing imports views)")
-    return problems
+def _is_routes(path: Path) -> bool:
+    return path.name == "urls.py" or path.name.endswith("_urls.py")
 
 
 def _app_sources() -> list[tuple[str, Path]]:
@@ -131,12 +137,72 @@ def _app_sources() -> list[tuple[str, Path]]:
     ]
 
 
+def routed_modules() -> frozenset[str]:
+    """The project's modules that a URL configuration imports: the pages' front doors
+    (``games.views``, ``games.lobby``, …), whatever their file is called."""
+    found = set()
+    for _app, path in _app_sources():
+        if _is_routes(path):
+            for _lineno, imported in imported_modules(path.read_text(), module_name(path)):
+                if imported.split(".")[0] in LAYERS and (
+                    ROOT / Path(*imported.split("."))
+                ).with_suffix(".py").exists():
+                    found.add(imported)
+    return frozenset(found)
+
+
+def imports_against_the_layers(
+    app: str,
+    source: str,
+    *,
+    routes: bool = False,
+    module: str = "",
+    views: frozenset[str] = frozenset(),
+) -> list[str]:
+    """The imports in a module of ``app`` that reach an app above it, or a views module.
+
+    Views are the pages' front door: they call the rest and nothing calls them, but the
+    URL configuration (``routes``) that points at them. A views module is one named
+    ``views`` or one of ``views`` (the modules the URL configurations route to).
+    """
+    allowed_below = set(LAYERS[: LAYERS.index(app)])
+    problems = []
+    for lineno, imported in imported_modules(source, module or app):
+        top = imported.split(".")[0]
+        if top not in LAYERS:
+            continue
+        if top != app and top not in allowed_below:
+            problems.append(f"line {lineno}: {app} imports {imported} (an app above it)")
+        is_views = (
+            imported.endswith(".views") or ".views." in imported or imported in views
+        )
+        if is_views and not routes:
+            problems.append(f"line {lineno}: imports {imported} (nothing imports views)")
+    return problems
+
+
+@pytest.fixture(scope="module")
+def view_modules() -> frozenset[str]:
+    return routed_modules()
+
+
 @pytest.mark.parametrize(
     ("app", "path"), _app_sources(), ids=lambda v: v if isinstance(v, str) else v.name
 )
-def test_apps_import_only_the_apps_below_them(app, path):
-    routes = path.name == "urls.py" or path.name.endswith("_urls.py")
-    assert imports_against_the_layers(app, path.read_text(), routes=routes) == []
+def test_apps_import_only_the_apps_below_them(app, path, view_modules):
+    assert imports_against_the_layers(
+        app,
+        path.read_text(),
+        routes=_is_routes(path),
+        module=module_name(path),
+        views=view_modules,
+    ) == []
+
+
+def test_the_pages_routed_by_the_url_configurations_count_as_views(view_modules):
+    # games.lobby holds pages without being called views: it is one all the same.
+    assert {"games.views", "games.lobby", "accounts.views", "ranking.views"} <= view_modules
+    assert "games.state" not in view_modules
 
 
 @pytest.mark.parametrize(
@@ -157,11 +223,34 @@ def test_the_layer_check_sees_an_upward_import(app, line):
     assert imports_against_the_layers(app, line) != []
 
 
+@pytest.mark.parametrize(
+    ("module", "line"),
+    [
+        ("games.state", "from . import views"),
+        ("games.consumers", "from .views import snapshot"),
+        ("ranking.selectors", "from ..games import services"),
+        ("accounts.selectors", "from ..games.errors import GameNotFound"),
+        ("games.consumers", "from games.lobby import dashboard_context"),
+        ("games.consumers", "from games import lobby"),
+    ],
+)
+def test_the_layer_check_sees_relative_imports_and_views_by_any_name(module, line):
+    app = module.split(".")[0]
+    problems = imports_against_the_layers(
+        app, line, module=module, views=frozenset({"games.lobby"})
+    )
+    assert problems != []
+
+
 def test_the_layer_check_allows_imports_downward():
     assert imports_against_the_layers("games", "from accounts import selectors") == []
     assert imports_against_the_layers("legacy_tcp", "from games import services") == []
     assert imports_against_the_layers("games", "from games import views", routes=True) == []
     assert imports_against_the_layers("games", "from django.contrib.auth import views") == []
+    assert imports_against_the_layers("games", "from . import rules", module="games.state") == []
+    assert imports_against_the_layers(
+        "games", "from games import lobby", routes=True, views=frozenset({"games.lobby"})
+    ) == []
 
 
 # --------------------------------------------------------------------------- slow work

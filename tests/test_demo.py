@@ -86,3 +86,15 @@ def test_a_seed_interrupted_after_some_players_completes_on_the_next_start(
     )
     assert Game.objects.count() == 3
     assert SubscriptionRequest.objects.get(username="frank").status == "pending"
+
+
+def test_the_seed_notifies_but_queues_no_mail(credentials_file, transactional_db):
+    """Real commits (after-commit callbacks run where they would in production)."""
+    from django_tasks_db.models import DBTaskResult
+
+    from games.models import Notification
+
+    demo.seed()
+    # The bell shows the demo's events; the console is not flooded with their mail.
+    assert Notification.objects.exists()
+    assert not DBTaskResult.objects.exists()

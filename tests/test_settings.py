@@ -82,7 +82,7 @@ def test_database_url_picks_postgresql():
 
 def test_without_database_url_sqlite_gets_wal_and_immediate_transactions():
     db = settings_under({})["db"]
-    assert db["ENGINE"] == "django.db.backends.sqlite3"
+    assert db["ENGINE"] == "ajedrez.db.sqlite3"
     assert db["OPTIONS"]["transaction_mode"] == "IMMEDIATE"
     assert "journal_mode=WAL" in db["OPTIONS"]["init_command"]
     assert db["OPTIONS"]["timeout"] > 0
@@ -204,8 +204,9 @@ def test_password_hashers_put_argon2_first_and_keep_pbkdf2_for_old_hashes():
     from ajedrez import settings as project_settings
 
     hashers = getattr(project_settings, "PASSWORD_HASHERS", [])
-    assert hashers[:1] == ["django.contrib.auth.hashers.Argon2PasswordHasher"]
-    assert "django.contrib.auth.hashers.PBKDF2PasswordHasher" in hashers
+    # Django's own algorithms, bounded in how many run at once (accounts.hashers).
+    assert hashers[:1] == ["accounts.hashers.Argon2PasswordHasher"]
+    assert "accounts.hashers.PBKDF2PasswordHasher" in hashers
     # The library Django's Argon2 hasher needs is installed.
     import argon2  # noqa: F401
 
@@ -388,3 +389,31 @@ def test_request_counters_are_shared_by_processes_through_redis(settings):
         assert other_process.stdout.strip().splitlines()[-1] == "False"
     finally:
         cache.delete_many([f"throttle:check:{key}", f"throttle:check:{key}:start"])
+
+
+PG_URL = "postgresql://ajedrez@127.0.0.1:5432/ajedrez"
+
+
+def test_postgresql_connections_persist_with_a_health_check_by_default():
+    db = settings_under({"DATABASE_URL": PG_URL})["db"]
+    assert (db["CONN_MAX_AGE"], db["CONN_HEALTH_CHECKS"]) == (600, True)
+
+
+def test_postgresql_connection_age_is_a_setting_and_zero_means_one_per_request():
+    db = settings_under({"DATABASE_URL": PG_URL, "CONN_MAX_AGE": "0"})["db"]
+    assert db["CONN_MAX_AGE"] == 0
+
+
+def test_static_files_are_served_by_whitenoise_from_static_root_with_hashed_names(tmp_path):
+    code = (
+        "import json, ajedrez.settings as s;"
+        "print(json.dumps({'root': str(s.STATIC_ROOT), 'middleware': s.MIDDLEWARE,"
+        " 'storage': s.STORAGES['staticfiles']['BACKEND']}))"
+    )
+    result = run_under({"STATIC_ROOT": str(tmp_path)}, code)
+    assert result.returncode == 0, result.stderr
+    values = json.loads(result.stdout.strip().splitlines()[-1])
+    assert values["root"] == str(tmp_path)
+    # Right after the security middleware: a static file needs no session or user.
+    assert values["middleware"][1] == "whitenoise.middleware.WhiteNoiseMiddleware"
+    assert values["storage"] == "ajedrez.static_storage.HashedStaticFilesStorage"

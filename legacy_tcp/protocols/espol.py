@@ -75,6 +75,7 @@ DOMAIN_ERROR_CODES: dict[str, Code] = {
     "challenge_not_found": Code.F_NOREQ,
     "self_challenge": Code.F_SELF,
     "invalid_colour": Code.F_PARAM,
+    "invalid_time_control": Code.F_PARAM,
     "subscription_refused": Code.F_SUBS,
     "subscription_not_pending": Code.F_SUBS,
 }
@@ -284,7 +285,12 @@ _NUMBER = re.compile(r"[0-9]{1,9}")
 _DATE = re.compile(r"[0-9]{1,11}")
 _MOVE = re.compile(r"([a-h][1-8])([a-h][1-8])([nbrq]?)")
 _POSITION = re.compile(r"([0-5][0-9]|6[0-3])([0-5][0-9]|6[0-3])")
-_PROMOTION_LETTER = {"0": "", "2": "n", "3": "b", "4": "r", "5": "q"}
+# ESPOL's promocion: the UCI promotion letter ("" for none) → its code, and back.
+PROMOTION_CODES = {"": 0, "n": 2, "b": 3, "r": 4, "q": 5}
+_PROMOTION_LETTER = {str(code): letter for letter, code in PROMOTION_CODES.items()}
+# ESPOL's colour letters (blancas, negras), and back.
+COLOUR_LETTER = {"white": "B", "black": "N"}
+_LETTER_COLOUR = {letter: colour for colour, letter in COLOUR_LETTER.items()}
 
 
 class _Bad(Exception):
@@ -397,7 +403,7 @@ def position_of(uci: str) -> str:
 
 def promotion_of(uci: str) -> int:
     """ESPOL ``promocion`` of a UCI move: 0 none, 2 knight, 3 bishop, 4 rook, 5 queen."""
-    return {"": 0, "n": 2, "b": 3, "r": 4, "q": 5}[uci[4:5]]
+    return PROMOTION_CODES[uci[4:5]]
 
 
 def uci_of(jugada: str, promocion: str) -> str:
@@ -439,9 +445,9 @@ def _build(code: str, rest: str | None) -> Command:
         return Jueg(_name(user, "usuario destino"))
     if code == "ACEP":
         colour, user = _field_count(fields, 2, "ACEP:color:usuario")
-        if colour not in ("B", "N"):
+        if colour not in _LETTER_COLOUR:
             raise _Bad(Code.F_PARAM, "color must be B (white) or N (black)")
-        return Acep("white" if colour == "B" else "black", _name(user, "usuario destino"))
+        return Acep(_LETTER_COLOUR[colour], _name(user, "usuario destino"))
     if code == "SPAR":
         game, number = _field_count(fields, 2, "SPAR:partida:#jugada")
         return Spar(_game(game), _number(number, "#jugada"))

@@ -8,6 +8,7 @@
 // something was missed and the page asks for a sync. Without a socket the page polls the
 // state URL and posts its actions over plain HTTP.
 import { Chessground } from "../vendor/chessground/dist/chessground.js";
+import { PROMOTION_ROLES, PromotionPicker } from "./promotion.js";
 
 const STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 const POLL_MS = 5000;
@@ -23,6 +24,7 @@ const state = {
   version: data.version,
   dests: data.dests,
   claimable: data.claimable,
+  ratings: data.ratings,
   ply: data.moves.length, // the position shown; moves.length = live
   orientation: data.prefs.orientation,
   coordinates: data.prefs.coordinates,
@@ -73,6 +75,69 @@ const ground = Chessground(boardElement, {
 // are each mapped with the board where it is then. Only chessground's pointer handling
 // reads the board's place (drawing uses its size alone), and the cost is one
 // getBoundingClientRect per event it handles.
+// The chat: lines arrive over the socket (one's own too), as text, never as markup.
+function showChatLine(line) {
+  const list = document.querySelector(`.chat-lines[data-room="${line.room}"]`);
+  if (!list || list.querySelector(`[data-id="${line.id}"]`)) return;
+  list.querySelector(".chat-empty")?.remove();
+  const item = document.createElement("li");
+  item.dataset.id = line.id;
+  const author = document.createElement("strong");
+  author.textContent = line.author;
+  const text = document.createElement("span");
+  text.className = "chat-text";
+  text.textContent = line.text;
+  item.append(author, " ", text);
+  list.append(item);
+  list.scrollTop = list.scrollHeight;
+}
+
+// A chat opens at its latest lines, as the ones that arrive live are shown.
+for (const list of document.querySelectorAll(".chat-lines")) list.scrollTop = list.scrollHeight;
+
+function removeChatLine(id) {
+  document.querySelector(`.chat-lines [data-id="${id}"]`)?.remove();
+}
+
+function setUpChat() {
+  const form = document.querySelector(".chat-form");
+  if (!form) return;
+  const input = form.querySelector("[name=text]");
+  const problem = document.querySelector(".chat-error");
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const body = new FormData(form);
+    problem.hidden = true;
+    try {
+      const response = await fetch(form.action, {
+        method: "POST",
+        body,
+        credentials: "same-origin",
+        headers: { Accept: "application/json", "X-CSRFToken": csrfToken() },
+      });
+      const answer = await response.json();
+      if (!response.ok) {
+        problem.textContent = answer.message;
+        problem.hidden = false;
+        return;
+      }
+      showChatLine(answer);
+      input.value = "";
+    } catch {
+      problem.textContent = S.serverError;
+      problem.hidden = false;
+    }
+  });
+}
+
+// How many watch the game, as the socket reports it (hidden while nobody does).
+function showWatchers(count) {
+  const badge = document.getElementById("watchers");
+  if (!badge || !Number.isInteger(count)) return;
+  badge.hidden = count < 1;
+  badge.textContent = count === 1 ? badge.dataset.one : badge.dataset.many.replace("__n__", count);
+}
+
 function forgetBoardPlace() {
   ground.state.dom.bounds.clear(); // state.dom is rebuilt by redrawAll: look it up each time
 }
@@ -81,7 +146,8 @@ for (const type of ["mousedown", "mousemove", "mouseup", "touchstart", "touchmov
 }
 
 function fenAt(ply) {
-  return ply === 0 ? STARTING_FEN : state.moves[ply - 1].fen_after;
+  if (ply > 0) return state.moves[ply - 1].fen_after;
+  return (state.game && state.game.initial_fen) || STARTING_FEN;
 }
 
 function turnOf(fen) {
@@ -145,43 +211,8 @@ function isPromotion(orig, dest) {
   return piece && piece.role === "pawn" && (dest[1] === "8" || dest[1] === "1");
 }
 
-// Closes the open promotion picker as if cancelled; null while none is open.
-let cancelPromotion = null;
+const promotionPicker = new PromotionPicker(document.getElementById("promotion"));
 
-function promotionOpen() {
-  return cancelPromotion !== null;
-}
-
-function choosePromotion(colour) {
-  const picker = $("#promotion");
-  picker.querySelectorAll("piece").forEach((p) => {
-    p.classList.remove("white", "black");
-    p.classList.add(colour);
-  });
-  picker.classList.remove("d-none");
-  picker.querySelector(".promotion-choice").focus();
-  return new Promise((resolve) => {
-    const done = (letter) => {
-      cancelPromotion = null;
-      picker.classList.add("d-none");
-      picker.removeEventListener("click", onClick);
-      document.removeEventListener("keydown", onKey, true);
-      resolve(letter);
-    };
-    cancelPromotion = () => done(null);
-    const onClick = (e) => {
-      const button = e.target.closest("button[data-piece]");
-      if (button) done(button.dataset.piece || null);
-    };
-    const onKey = (e) => {
-      if (e.key === "Escape") done(null);
-    };
-    picker.addEventListener("click", onClick);
-    document.addEventListener("keydown", onKey, true);
-  });
-}
-
-const PROMOTION_ROLES = { q: "queen", r: "rook", b: "bishop", n: "knight" };
 const PIECE_LETTERS = { king: "K", queen: "Q", rook: "R", bishop: "B", knight: "N", pawn: "" };
 
 // Chessground moves the piece, and the rook when castling; the rest of a move is drawn
@@ -212,7 +243,7 @@ async function onBoardMove(orig, dest, meta) {
   let uci = orig + dest;
   let promotion = "";
   if (isPromotion(orig, dest)) {
-    promotion = await choosePromotion(me);
+    promotion = await promotionPicker.choose(me);
     if (!promotion) {
       render(); // cancelled: put the pawn back
       return;
@@ -324,12 +355,14 @@ function renderMoves() {
   list.replaceChildren();
   let li = null;
   for (const move of state.moves) {
-    if (move.number % 2 === 1) {
+    // A pair starts with White's move, or with the first move when Black moved first (a
+    // game started from a position): then "12. …" stands for White's move before it.
+    if (move.colour === "white" || li === null) {
       li = document.createElement("li");
       li.className = "move-pair";
       const no = document.createElement("span");
       no.className = "move-no";
-      no.textContent = `${(move.number + 1) / 2}.`;
+      no.textContent = move.colour === "white" ? `${move.move_number}.` : `${move.move_number}. …`;
       li.append(no);
       list.append(li);
     }
@@ -344,7 +377,7 @@ function renderMoves() {
   if (state.game.status !== "active") {
     const result = document.createElement("li");
     result.className = "move-result";
-    result.textContent = state.game.result;
+    result.textContent = state.game.result_label;
     list.append(result);
   }
   const current = list.querySelector(".current");
@@ -352,11 +385,38 @@ function renderMoves() {
   if (hadFocus) (current || list).focus({ preventScroll: true });
 }
 
+// The move list is not a live region (it is redrawn whole): the new move alone is said,
+// as "12. Nf3" or "12… Nf6".
+function announceMove(move) {
+  $("#move-announcer").textContent =
+    `${move.move_number}${move.colour === "white" ? "." : "…"} ${move.san}`;
+}
+
 function resultText(g) {
+  if (g.result === "*") return S.aborted;
   const who =
     g.result === "1-0" ? S.whiteWins : g.result === "0-1" ? S.blackWins : S.draw;
   const how = data.terminations[g.termination] || g.termination;
-  return `${g.result} · ${who} · ${how}`;
+  const r = state.ratings;
+  const ratings = r.rated
+    ? `${g.white} ${r.white.rating} (${r.white.change}), ${g.black} ${r.black.rating} (${r.black.change})`
+    : r.why_unrated === "guest" ? S.notRatedGuest : S.notRated;
+  return `${g.result_label} · ${who} · ${how} · ${ratings}`;
+}
+
+// Each player's rating beside their name; once a rated game ends, with its change.
+function renderRatings() {
+  for (const colour of ["white", "black"]) {
+    const side = state.ratings[colour];
+    const box = $(`#rating-${colour}`);
+    box.textContent = side.rating;
+    if (side.change) {
+      const change = document.createElement("span");
+      change.className = "rating-change";
+      change.textContent = side.change;
+      box.append(" ", change);
+    }
+  }
 }
 
 function renderPanels() {
@@ -385,6 +445,30 @@ function renderPanels() {
     $("#move-form [name=number]").value = g.next_move_number;
   }
   $("#fen").value = fenAt(state.ply);
+}
+
+// The running clock: whose it is and its deadline; countdown.js counts it down.
+function renderClock() {
+  const box = $("#game-clock");
+  if (!box) return;
+  const clock = state.game.clock || {};
+  const active = state.game.status === "active";
+  const running = active && Boolean(clock.deadline);
+  box.hidden = !(running || (active && clock.paused));
+  const countdown = $("#game-clock-countdown");
+  if (!running) {
+    countdown.dataset.deadline = "";
+    if (active && clock.paused) countdown.textContent = S.clockPaused;
+    if (box.hidden) return;
+  }
+  const mine = Boolean(me) && clock.colour === me;
+  $("#game-clock-whose").textContent = mine
+    ? box.dataset.yourTime
+    : box.dataset.theirTime.replace("%(player)s", state.game[clock.colour]);
+  if (!running) return;
+  countdown.dataset.deadline = clock.deadline;
+  countdown.dataset.mine = mine ? "1" : "0";
+  window.ajedrezCountdown?.tick();
 }
 
 function renderStatus() {
@@ -418,6 +502,10 @@ function render() {
   renderMoves();
   renderPanels();
   renderStatus();
+  renderClock();
+  renderRatings();
+  // For the page's other scripts (the conditional moves' panel).
+  document.dispatchEvent(new CustomEvent("game:changed", { detail: { game: state.game } }));
 }
 
 // An error shows for a few seconds; a sticky one (the session has ended) stays, since
@@ -463,7 +551,7 @@ function sessionEnded() {
 // A live update redraws the board: a promotion being chosen on the old position is
 // cancelled (the pawn goes back), the player sees the new state and may try again.
 function closePromotionForUpdate() {
-  if (promotionOpen()) cancelPromotion();
+  promotionPicker.cancel();
 }
 
 function applySnapshot(snap) {
@@ -472,6 +560,7 @@ function applySnapshot(snap) {
     dropMoveForUpdate();
   }
   const wasLive = isLive();
+  const had = state.moves.length;
   if (snap.after === 0) {
     state.moves = snap.moves;
   } else {
@@ -479,11 +568,14 @@ function applySnapshot(snap) {
       if (move.number === state.moves.length + 1) state.moves.push(move);
     }
   }
+  // Moves caught up after a gap (a reconnection, the HTTP fallback): the last is news.
+  if (state.moves.length > had) announceMove(state.moves[state.moves.length - 1]);
   if (snap.version >= state.version) {
     state.version = snap.version;
     state.game = snap.game;
     state.dests = snap.dests;
     state.claimable = snap.claimable;
+    state.ratings = snap.ratings;
   }
   state.pending = false;
   if (wasLive || state.ply > state.moves.length) state.ply = state.moves.length;
@@ -512,13 +604,14 @@ function applyEvent(event) {
       return;
     }
     state.moves.push(event.move);
-    const moverColour = event.move.number % 2 === 1 ? "white" : "black";
-    if (me && moverColour !== me) playSound();
+    announceMove(event.move);
+    if (me && event.move.colour !== me) playSound();
   }
   state.version = event.version;
   state.game = event.game;
   state.dests = event.dests;
   state.claimable = event.claimable;
+  if (event.ratings) state.ratings = event.ratings;
   if (event.event === "move" || event.game.status !== "active") state.pending = false;
   if (wasLive) state.ply = state.moves.length;
   root.dataset.version = state.version;
@@ -569,6 +662,9 @@ function connect() {
       if (msg.action === "move") typedMoveAnswered(true);
     }
     else if (msg.type === "error") onActionError(msg);
+    else if (msg.type === "watchers") showWatchers(msg.count);
+    else if (msg.type === "chat") showChatLine(msg);
+    else if (msg.type === "chat_deleted") removeChatLine(msg.id);
   });
   ws.addEventListener("close", (e) => {
     ws = null;
@@ -719,7 +815,7 @@ document.addEventListener("keydown", (e) => {
   if (!to || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
   // The promotion picker is a dialog over the board; a move waiting for Confirm has the
   // keyboard's attention (Enter, Escape) until it is confirmed or cancelled.
-  if (promotionOpen() || state.confirming) return;
+  if (promotionPicker.open || state.confirming) return;
   const target = e.target;
   const onPage = target === document.body || target === document.documentElement;
   const inReplayArea = target instanceof Element && target.closest(REPLAY_AREAS);
@@ -757,7 +853,16 @@ const moveInput = $("#move-input");
 let typedMove = null; // the text sent and not yet answered
 
 function typedMoveAnswered(accepted, message = "") {
-  if (typedMove === null || !moveInput) return;
+  if (!moveInput) return;
+  if (typedMove === null) {
+    // A move made on the board was played: a refused typed move still in the box (not
+    // edited since: editing clears the mark) speaks of a position that is gone.
+    if (accepted && moveInput.classList.contains("is-invalid")) {
+      moveInput.value = "";
+      showTypedMoveError("");
+    }
+    return;
+  }
   if (accepted && moveInput.value.trim() === typedMove) moveInput.value = "";
   typedMove = null;
   showTypedMoveError(accepted ? "" : message);
@@ -959,6 +1064,7 @@ window.ajedrezGame = {
 };
 
 render();
+setUpChat();
 if ("WebSocket" in window) {
   connect();
 } else {

@@ -1,6 +1,7 @@
-// The dashboard's live part: on any event of the player's games or challenges, fetch the
-// page's "?partial=1" fragment and swap it into #dashboard-live. Reconnects by itself
-// with backoff; events that arrive together cause a single refetch. The connection state
+// A page's live part (the dashboard, the live games): on any event its socket reports,
+// fetch the page's "?partial=1" fragment (with the page's own filters) and swap it into
+// #dashboard-live. The socket is the element's data-socket (the player's own by default).
+// Reconnects by itself with backoff; events that arrive together cause a single refetch. The connection state
 // shows in #live-connection; a refresh that cannot be done says why in #dashboard-error.
 (() => {
   const target = document.getElementById("dashboard-live");
@@ -47,7 +48,9 @@
     }
     refreshing = true;
     try {
-      const response = await fetch(`${location.pathname}?partial=1`, {
+      const query = new URLSearchParams(location.search);
+      query.set("partial", "1");
+      const response = await fetch(`${location.pathname}?${query}`, {
         credentials: "same-origin",
         headers: { "X-Requested-With": "fetch" },
       });
@@ -77,7 +80,8 @@
   function connect() {
     if (stopped) return;
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    socket = new WebSocket(`${scheme}//${location.host}/ws/player/`);
+    const path = target.dataset.socket || "/ws/player/";
+    socket = new WebSocket(`${scheme}//${location.host}${path}`);
     setConnection("connecting");
     socket.addEventListener("open", () => setConnection("connected"));
     socket.addEventListener("message", (e) => {
@@ -87,6 +91,8 @@
       } catch {
         return;
       }
+      // The tab title's counter (awaiting.js) shares this socket instead of opening one.
+      document.dispatchEvent(new CustomEvent("player:message", { detail: msg }));
       if (msg.type === "hello") {
         // Anything that happened while we were away is in the fresh fragment. The
         // backoff restarts only here, once the server has taken us: a socket it

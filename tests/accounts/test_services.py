@@ -188,9 +188,9 @@ def test_unsubscribe_deactivates_the_account(alice):
     assert not Client().login(request=HttpRequest(), username="alice", password=PASSWORD)
 
 
-def test_unsubscribe_ends_each_active_game_as_a_loss(alice, bob, carol, start_game):
-    as_white = start_game(alice, bob)
-    as_black = start_game(carol, alice)
+def test_unsubscribe_ends_each_active_game_as_a_loss(alice, bob, carol, start_game, play):
+    as_white = play(start_game(alice, bob), "e4", "e5")
+    as_black = play(start_game(carol, alice), "e4", "e5")
     services.unsubscribe(player=alice, password=PASSWORD)
     as_white.refresh_from_db()
     as_black.refresh_from_db()
@@ -212,8 +212,8 @@ def test_unsubscribe_withdraws_pending_challenges(alice, bob, carol):
     ) == {"withdrawn"}
 
 
-def test_revoke_access_deactivates_and_ends_games(alice, bob, start_game):
-    game = start_game(alice, bob)
+def test_revoke_access_deactivates_and_ends_games(alice, bob, start_game, play):
+    game = play(start_game(alice, bob), "e4", "e5")
     services.revoke_access(player=bob)
     bob.refresh_from_db()
     game.refresh_from_db()
@@ -239,8 +239,8 @@ def test_closing_a_closed_account_changes_nothing(bob):
     assert AccessChange.objects.get(player=bob).changed_at == first
 
 
-def test_restoring_access_lets_the_player_log_in_again(alice, bob, start_game):
-    game = start_game(alice, bob)
+def test_restoring_access_lets_the_player_log_in_again(alice, bob, start_game, play):
+    game = play(start_game(alice, bob), "e4", "e5")
     services.revoke_access(player=bob)
     assert services.restore_access(player=bob, by=alice) is True
     bob.refresh_from_db()

@@ -18,7 +18,12 @@ from django.db import connections
 from django.test import Client
 
 from accounts import services as account_services
-from tests.servers import database_url_for_servers, free_port, wait_for_server_sessions_to_end
+from tests.servers import (
+    database_url_for_servers,
+    free_port,
+    in_ci,
+    wait_for_server_sessions_to_end,
+)
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -31,11 +36,6 @@ CHROMIUM_ARGS = [
 ]
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
-
-
-def in_ci(env: Mapping[str, str]) -> bool:
-    """Whether ``env`` says this runs in CI (``CI`` set, as ``.ci/run`` does)."""
-    return env.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
 def require_browser(chromium: Path, env: Mapping[str, str]) -> None:
@@ -69,6 +69,7 @@ def server_url(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator
         "DJANGO_SETTINGS_MODULE": "ajedrez.settings",
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "SECRET_KEY": settings.SECRET_KEY,
+        "STATIC_ROOT": str(settings.STATIC_ROOT),
         "PYTHONPATH": str(ROOT),
         "LOG_LEVEL": "WARNING",
     }
@@ -76,7 +77,7 @@ def server_url(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-             "tests.e2e.asgi:application"],
+             "ajedrez.asgi:application"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )
     deadline = time.monotonic() + 30

@@ -127,7 +127,8 @@ def test_draw_offered_and_accepted(new_page, game, alice, bob, screenshot):
     screenshot(black, "game-draw-offered")
     accept.click()
     for page in (white, black):
-        expect(page.locator("#result-banner")).to_contain_text("1/2-1/2")
+        expect(page.locator("#result-banner")).to_contain_text("½–½")
+        expect(page.locator("#move-list .move-result")).to_have_text("½–½")
         expect(page.locator("#actions")).to_be_hidden()
     assert Game.objects.get(pk=game.pk).termination == "agreement"
 
@@ -232,6 +233,33 @@ def test_typed_illegal_move_keeps_the_text_shows_the_error_and_a_legal_one_is_pl
     expect_moves(white, 1)
     expect(box).to_have_value("")
     assert Game.objects.get(pk=game.pk).moves.get().san == "Nf3"
+
+
+def test_a_refused_typed_move_leaves_the_box_when_a_board_move_is_played(
+    new_page, game, alice
+):
+    white = open_game(new_page(alice), game)
+    box = white.locator("#move-input")
+    type_move(white, "Qh5")
+    expect(white.locator("#move-input-error")).to_have_text(ILLEGAL)
+    drag(white, "e2", "e4")
+    expect_moves(white, 1)
+    expect(box).to_have_value("")
+    expect(box).not_to_have_attribute("aria-invalid", "true")
+    expect(white.locator("#move-input-error")).to_be_hidden()
+
+
+def test_a_typed_move_being_edited_stays_when_a_board_move_is_played(new_page, game, alice):
+    white = open_game(new_page(alice), game)
+    box = white.locator("#move-input")
+    type_move(white, "Qh5")
+    expect(white.locator("#move-input-error")).to_have_text(ILLEGAL)
+    box.press("End")
+    box.press("Backspace")  # the player is correcting it: not ours to take away
+    expect(box).to_have_value("Qh")
+    drag(white, "e2", "e4")
+    expect_moves(white, 1)
+    expect(box).to_have_value("Qh")
 
 
 def test_typed_move_stays_in_the_box_until_the_server_answers(new_page, game, alice):
@@ -408,7 +436,7 @@ def test_opponents_move_plays_a_sound_and_my_own_does_not(new_page, game, alice,
     drag(white, "e2", "e4")
     expect_moves(black, 1)
     black.wait_for_function("window.soundsPlayed.length === 1")
-    assert sounds_played(black)[0].endswith("/static/sounds/move.wav")
+    assert re.search(r"/static/sounds/move\.[0-9a-f]{12}\.wav$", sounds_played(black)[0])
     drag(black, "e7", "e5")
     expect_moves(white, 2)
     black.wait_for_timeout(300)
@@ -499,6 +527,22 @@ def test_missed_event_is_recovered_by_a_sync(new_page, game, alice, bob):
     assert len(dropped) == 1
     assert synced and synced[0]["after"] == 0
     assert move_list(black) == ["e4"]
+
+
+def test_only_the_new_move_is_announced(new_page, game, alice, bob):
+    white, black = open_game(new_page(alice), game), open_game(new_page(bob), game)
+    # The list is redrawn on every move: it must not be a live region, or a screen
+    # reader would read the whole game again each time.
+    assert black.locator("#move-list").get_attribute("aria-live") is None
+    assert black.locator("[aria-live] #move-list, #move-list[aria-live]").count() == 0
+    announcer = black.locator("#move-announcer")
+    expect(announcer).to_have_attribute("aria-live", "polite")
+    expect(announcer).to_have_text("")  # opening the page says nothing
+    play_by_dragging(white, black, ["e2e4", "e7e5", "g1f3"])
+    expect(announcer).to_have_text("2. Nf3")
+    expect(white.locator("#move-announcer")).to_have_text("2. Nf3")
+    drag(black, "b8", "c6")
+    expect(white.locator("#move-announcer")).to_have_text("2… Nc6")
 
 
 def test_move_list_replay_with_buttons_and_keys(new_page, game, alice, play):
@@ -792,16 +836,18 @@ def test_page_without_websocket_says_the_session_ended_not_offline(new_page, gam
 SESSION_ENDED = "Your session has ended: reload the page to log in again."
 
 
-def count_sockets(page: Page) -> list:
-    """Every WebSocket the page opens from now on, in order."""
+def count_sockets(page: Page, path: str) -> list:
+    """Every WebSocket to ``path`` (``/ws/games/``, ``/ws/player/``) the page opens from
+    now on, in order. Every page of a player also keeps a player socket for the tab
+    title's counter (awaiting.js; the dashboard shares its own)."""
     opened: list = []
-    page.on("websocket", lambda ws: opened.append(ws))
+    page.on("websocket", lambda ws: opened.append(ws) if path in ws.url else None)
     return opened
 
 
 def test_game_page_reconnecting_without_a_session_says_so_and_stops(new_page, game, alice):
     white = new_page(alice)
-    opened = count_sockets(white)
+    opened = count_sockets(white, "/ws/games/")
     open_game(white, game)
     forget_the_session(white)
     white.evaluate("window.ajedrezGame.socket.close()")  # the network blinks
@@ -818,7 +864,7 @@ def test_game_page_reconnecting_without_a_session_says_so_and_stops(new_page, ga
 
 def test_dashboard_reconnecting_without_a_session_says_so_and_stops(new_page, bob):
     dashboard = new_page(bob)
-    opened = count_sockets(dashboard)
+    opened = count_sockets(dashboard, "/ws/player/")
     dashboard.goto("/")
     indicator = dashboard.locator("#live-connection")
     expect(indicator).to_have_attribute("data-state", "connected")
@@ -848,7 +894,7 @@ def test_logging_out_in_another_tab_ends_the_game_page_at_once(new_page, game, a
 
 def test_game_deleted_while_open_says_so_and_stops(new_page, game, alice, bob):
     white = new_page(alice)
-    opened = count_sockets(white)
+    opened = count_sockets(white, "/ws/games/")
     open_game(white, game)
     Game.objects.filter(pk=game.pk).delete()  # as the admin's purge of finished games
     white.evaluate("window.ajedrezGame.socket.close()")
@@ -879,3 +925,20 @@ def test_access_revoked_in_the_admin_ends_the_game_on_both_open_pages(
     expect(black.locator("#game-error")).to_have_text(SESSION_ENDED)
     expect(black.locator("#game")).to_have_attribute("data-connection", "disconnected")
     assert Game.objects.get(pk=game.pk).termination == "abandonment"
+
+
+def test_a_game_begun_with_black_to_move_numbers_its_moves_as_chess_does(
+    new_page, alice, bob, carol
+):
+    from games import services
+
+    # chessirc may START a game from any position: here Black moves first, at move 12.
+    fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 3 12"
+    game = services.start_gateway_game(white=alice, black=bob, initial_fen=fen)
+    services.make_move(game_id=game.pk, player=bob, move_number=1, move="Nf6")
+    services.make_move(game_id=game.pk, player=alice, move_number=2, move="Nc3")
+    page = open_game(new_page(carol), game)
+    pairs = page.locator("#move-list .move-pair")
+    expect(pairs).to_have_count(2)
+    expect(pairs.nth(0)).to_have_text(re.compile(r"12\.\s*…\s*Nf6"))
+    expect(pairs.nth(1)).to_have_text(re.compile(r"13\.\s*Nc3"))

@@ -159,6 +159,20 @@ def test_a_typed_illegal_move_is_refused_at_once_without_asking(new_page, game, 
     assert board_fen(white) == START
 
 
+def test_a_refused_typed_move_leaves_the_box_once_a_board_move_is_confirmed(
+    new_page, game, confirming
+):
+    white = open_game(new_page(confirming), game)
+    type_move(white, "Qh5")
+    expect(white.locator("#move-input-error")).to_be_visible()
+    drag(white, "e2", "e4")
+    expect(white.locator("#move-input")).to_have_value("Qh5")  # not played yet
+    white.locator("#btn-move-confirm").click()
+    expect_moves(white, 1)
+    expect(white.locator("#move-input")).to_have_value("")
+    expect(white.locator("#move-input-error")).to_be_hidden()
+
+
 def test_a_promotion_shows_the_piece_chosen_until_confirmed(
     new_page, game, confirming, play
 ):

@@ -118,7 +118,8 @@ def _accept_against_account_closure(make_player) -> None:
         assert not Game.objects.filter(status="active").exists()
         if isinstance(accepted, Game):
             accepted.refresh_from_db()
-            assert (accepted.result, accepted.termination) == ("0-1", "abandonment")
+            # The leaver had not moved: the game is aborted, with no result.
+            assert (accepted.result, accepted.termination) == ("*", "aborted")
 
 
 def _resign_against_move(start_game, make_player) -> None:

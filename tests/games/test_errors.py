@@ -11,6 +11,7 @@ import pytest
 from accounts import errors as account_errors
 from accounts.errors import DomainError
 from games import errors
+from legacy_tcp import guests
 
 STABLE_CODES = {
     account_errors.UserNotFound: "user_not_found",
@@ -19,6 +20,11 @@ STABLE_CODES = {
     errors.NotYourTurn: "not_your_turn",
     errors.InvalidMove: "invalid_move",
     errors.IllegalMove: "illegal_move",
+    errors.InvalidPosition: "invalid_position",
+    errors.ChatNotAllowed: "chat_not_allowed",
+    errors.ChatMessageInvalid: "chat_message_invalid",
+    errors.ChatRateLimited: "chat_rate_limited",
+    errors.ChatMuted: "chat_muted",
     errors.WrongMoveNumber: "wrong_move_number",
     errors.GameFinished: "game_finished",
     errors.GameInProgress: "game_in_progress",
@@ -31,10 +37,20 @@ STABLE_CODES = {
     errors.SelfChallenge: "self_challenge",
     errors.ChallengeNotFound: "challenge_not_found",
     errors.InvalidColour: "invalid_colour",
+    errors.InvalidTimeControl: "invalid_time_control",
+    errors.AlreadyOnVacation: "already_on_vacation",
+    errors.NotOnVacation: "not_on_vacation",
+    errors.NoVacationLeft: "no_vacation_left",
+    errors.ConditionalLinesInvalid: "conditional_invalid",
+    errors.ConditionalOnYourTurn: "conditional_on_your_turn",
     account_errors.SubscriptionRefused: "subscription_refused",
     account_errors.SubscriptionNotPending: "subscription_not_pending",
     account_errors.SubscriptionNotFound: "subscription_not_found",
     account_errors.WrongPassword: "wrong_password",
+    account_errors.InvalidGuestName: "invalid_guest_name",
+    guests.GuestsNotAllowed: "guests_not_allowed",
+    guests.NameReserved: "name_reserved",
+    guests.LinkedAccountClosed: "linked_account_closed",
 }
 
 

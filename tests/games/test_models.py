@@ -97,3 +97,10 @@ def test_public_id_is_read_back(text, pk):
 def test_text_that_is_no_public_id_gives_none(text):
     assert Game.pk_from_public_id(text) is None
 
+
+
+def test_each_player_s_opponent_is_the_other_player(alice, bob, carol, game):
+    assert (game.opponent_of(alice.pk), game.opponent_of(bob.pk)) == (bob, alice)
+    # Someone who does not play has no opponent here: asking is a bug of the caller.
+    with pytest.raises(ValueError, match="does not play"):
+        game.opponent_of(carol.pk)

@@ -1,11 +1,10 @@
-"""Reads: players by name, games for a player, moves, challenges and the PGN."""
+"""Reads: players by name, games for a player, moves and challenges."""
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
-import io
 
-import chess.pgn
 import pytest
 from django.db import connection
 from django.utils import timezone
@@ -13,7 +12,7 @@ from django.utils import timezone
 from accounts import errors as account_errors
 from accounts import selectors as account_selectors
 from accounts import services as account_services
-from games import errors, selectors, services
+from games import errors, rules, selectors, services
 from games.models import Game
 from tests.conftest import PASSWORD
 
@@ -58,6 +57,22 @@ def test_games_of_can_be_filtered_by_status(alice, bob, carol, start_game):
     assert list(selectors.games_of(alice, status=Game.Status.ACTIVE)) == [active]
 
 
+def test_finished_games_come_by_when_they_finished(
+    alice, bob, carol, make_player, start_game, play
+):
+    dave = make_player("dave")
+    first, second, third = (start_game(alice, other) for other in (bob, carol, dave))
+    start_game(make_player("erin"), alice)  # in progress: never listed
+    now = timezone.now()
+    for hours_ago, ended in ((3, second), (2, first), (1, third)):
+        services.resign(game_id=ended.pk, player=alice)
+        Game.objects.filter(pk=ended.pk).update(finished_at=now - dt.timedelta(hours=hours_ago))
+    # A later change to a finished game (none today, but updated_at may move) does not
+    # reorder the list: it follows finished_at.
+    Game.objects.filter(pk=second.pk).update(updated_at=timezone.now() + dt.timedelta(days=1))
+    assert list(selectors.finished_games_of(alice)) == [third, first, second]
+
+
 def test_games_changed_since_leaves_out_older_changes(alice, bob, carol, start_game, play):
     old = start_game(alice, bob)
     Game.objects.filter(pk=old.pk).update(updated_at=timezone.now() - dt.timedelta(days=1))
@@ -87,33 +102,6 @@ def test_pending_challenge_by_challenger_name(alice, bob):
 def test_pending_challenge_from_someone_who_made_none_is_refused(alice, bob):
     with pytest.raises(errors.ChallengeNotFound):
         selectors.pending_challenge(challenger_name="bob", challenged=alice)
-
-
-def _parsed(game: Game) -> chess.pgn.Game:
-    return chess.pgn.read_game(io.StringIO(selectors.game_pgn(game)))
-
-
-def test_pgn_of_a_finished_game_has_the_standard_tags(game, play):
-    game = play(game, "f3", "e5", "g4", "Qh4#")
-    headers = _parsed(game).headers
-    assert headers["Event"].endswith(game.public_id)
-    assert headers["Site"] == "Ajedrez"
-    assert headers["Date"] == game.created_at.strftime("%Y.%m.%d")
-    assert (headers["White"], headers["Black"]) == ("alice", "bob")
-    assert (headers["Result"], headers["Termination"]) == ("0-1", "normal")
-
-
-def test_pgn_of_a_game_in_progress_is_unterminated(game, play):
-    game = play(game, "e4")
-    parsed = _parsed(game)
-    assert (parsed.headers["Result"], parsed.headers["Termination"]) == ("*", "unterminated")
-    assert [m.uci() for m in parsed.mainline_moves()] == ["e2e4"]
-
-
-def test_pgn_of_an_abandoned_game_says_so(game, alice):
-    services.abandon_games(player=alice)
-    game.refresh_from_db()
-    assert _parsed(game).headers["Termination"] == "abandoned"
 
 
 def _joined(player, when: dt.datetime) -> None:
@@ -149,3 +137,13 @@ def test_a_players_games_by_status_are_read_through_the_per_player_indexes(alice
         plan = " | ".join(row[-1] for row in cursor.fetchall())
     # Not a walk over every game with that status, which grows with the whole database.
     assert "white_id=? AND status=?" in plan and "black_id=? AND status=?" in plan, plan
+
+
+def test_the_repetition_window_is_the_one_of_the_position_the_game_object_holds(game, play):
+    game = play(game, "Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1")
+    as_then = copy.copy(game)
+    # Later moves committed meanwhile (a reply to the event being built for as_then).
+    play(game, "Ng8", "e4")
+    assert selectors.repetition_window(as_then) == (
+        rules.STARTING_FEN, ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"]
+    )

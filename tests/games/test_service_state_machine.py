@@ -7,6 +7,10 @@ game must replay from the start (``games.integrity``), its version must have gro
 exactly one per change and not at all on a refusal, and a finished game must say how it
 ended, with no offer left open.
 
+The read model must say what is stored, and the ranking must count a finished game's
+result exactly once. A player may also leave (their account closed: the game is lost by
+abandonment), and a preview of a move must answer as the move would and change nothing.
+
 The short run (a few dozen sequences) is part of every test run; ``pytest -m fuzz`` runs
 many more.
 """
@@ -20,10 +24,12 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from accounts import services as account_services
 from accounts.errors import DomainError
-from games import errors, services
+from games import errors, rules, services, state
 from games.integrity import check_games
 from games.models import Game, Move
+from ranking.selectors import record_of
 
 User = get_user_model()
 
@@ -32,6 +38,8 @@ class GameMachine(RuleBasedStateMachine):
     """One game between two players, driven only through games.services."""
 
     counter = 0
+    # Steps checked, all machines together (for the long run's figures).
+    checks = 0
 
     def __init__(self) -> None:
         super().__init__()
@@ -45,6 +53,7 @@ class GameMachine(RuleBasedStateMachine):
             challenge_id=made.pk, player=self.white, colour="white"
         )
         self.version = self.game.version
+        self.someone_left = False
 
     # ------------------------------------------------------------------ helpers
 
@@ -171,6 +180,47 @@ class GameMachine(RuleBasedStateMachine):
             errors.GameFinished,
         )
 
+    @rule(data=st.data())
+    def preview_a_move(self, data: st.DataObject) -> None:
+        """A preview answers as the move would, and changes nothing."""
+        game = self.fresh()
+        board = chess.Board(game.fen)
+        legal = sorted(m.uci() for m in board.legal_moves) or ["e2e4"]
+        text = data.draw(st.sampled_from([*legal, "--", "e2e5"]))
+        colour = data.draw(st.sampled_from(["white", "black"]))
+        try:
+            played = services.preview_move(
+                game_id=game.pk, player=self.player(colour),
+                move_number=game.next_move_number, move=text,
+            )
+        except errors.DomainError:
+            pass
+        else:
+            assert game.is_active and colour == game.colour_to_move
+            assert played.uci == text
+        assert self.fresh().version == self.version
+
+    @precondition(lambda self: not self.someone_left)
+    @rule(colour=st.sampled_from(["white", "black"]))
+    def a_player_leaves(self, colour: str) -> None:
+        """The account closes (unsubscribe, revocation): a game in progress is lost by
+        abandonment, or aborted without a result if the player had not yet moved, and
+        nothing the player had open may act on it afterwards."""
+        before = self.fresh()
+        # White's first move is move 1, Black's move 2.
+        had_moved = before.next_move_number > (1 if colour == "white" else 2)
+        account_services.revoke_access(player=self.player(colour))
+        self.someone_left = True
+        if before.is_active:
+            self.version += 1
+            game = self.fresh()
+            if had_moved:
+                assert game.termination == Game.Termination.ABANDONMENT
+                assert game.result == ("0-1" if colour == "white" else "1-0")
+            else:
+                assert game.termination == Game.Termination.ABORTED
+                assert game.result == rules.ABORTED.result
+
     @rule(action=st.sampled_from(["move", "offer", "resign", "claim"]))
     def a_stranger_acts(self, action: str) -> None:
         game = self.fresh()
@@ -191,6 +241,7 @@ class GameMachine(RuleBasedStateMachine):
 
     @invariant()
     def the_game_replays_and_says_how_it_stands(self) -> None:
+        GameMachine.checks += 1
         game = self.fresh()
         (report,) = check_games(Game.objects.filter(pk=game.pk))
         assert report.problems == (), report.problems
@@ -200,9 +251,33 @@ class GameMachine(RuleBasedStateMachine):
             assert (game.result, game.termination, game.ended_by) == ("*", "", "")
             assert game.finished_at is None
         else:
-            assert game.result in ("1-0", "0-1", "1/2-1/2")
+            # An aborted game (a player left before their first move) has no result.
+            aborted = game.termination == Game.Termination.ABORTED
+            assert game.result in (("*",) if aborted else ("1-0", "0-1", "1/2-1/2"))
             assert game.termination and game.finished_at is not None
             assert game.draw_offer_by == ""
+
+    @invariant()
+    def the_read_model_says_what_is_stored(self) -> None:
+        game = self.fresh()
+        seen = state.snapshot(game, viewer_id=self.white.pk)
+        assert seen["version"] == game.version
+        assert len(seen["moves"]) == game.next_move_number - 1
+        if not game.is_active:
+            assert seen["dests"] == {} and seen["claimable"] is None
+
+    @invariant()
+    def the_ranking_counts_the_result_once(self) -> None:
+        game = self.fresh()
+        white, black = record_of(self.white.pk), record_of(self.black.pk)
+        counted = {
+            "1-0": ((1, 0, 0), (0, 1, 0)),
+            "0-1": ((0, 1, 0), (1, 0, 0)),
+            "1/2-1/2": ((0, 0, 1), (0, 0, 1)),
+            "*": ((0, 0, 0), (0, 0, 0)),
+        }[game.result]
+        assert ((white.wins, white.losses, white.draws),
+                (black.wins, black.losses, black.draws)) == counted
 
 
 MACHINE_SETTINGS = {
@@ -223,6 +298,11 @@ def test_random_sequences_keep_every_invariant_short_run():
 @pytest.mark.django_db
 def test_random_sequences_keep_every_invariant_long_run():
     GameMachine.TestCase.settings = settings(
-        max_examples=300, stateful_step_count=60, **MACHINE_SETTINGS
+        max_examples=150, stateful_step_count=60, **MACHINE_SETTINGS
     )
+    games_before, checks_before = GameMachine.counter, GameMachine.checks
     GameMachine.TestCase().runTest()
+    print(
+        f"\nFIGURES service state machine: {GameMachine.counter - games_before} games, "
+        f"{GameMachine.checks - checks_before} states checked"
+    )

@@ -223,9 +223,9 @@ def test_claim_in_an_unknown_game_is_refused(alice):
 # --------------------------------------------------------------------------- abandonment
 
 
-def test_abandoning_ends_every_active_game_as_a_loss(alice, bob, carol, start_game):
-    as_white = start_game(alice, bob)
-    as_black = start_game(carol, alice)
+def test_abandoning_ends_every_active_game_as_a_loss(alice, bob, carol, start_game, play):
+    as_white = play(start_game(alice, bob), "e4", "e5")
+    as_black = play(start_game(carol, alice), "d4", "d5")
     ended = services.abandon_games(player=alice)
     assert {g.pk for g in ended} == {as_white.pk, as_black.pk}
     as_white.refresh_from_db()

@@ -21,7 +21,7 @@ from channels.layers import (
 from django.db import transaction
 
 from games import errors, services
-from games.events import game_group, game_players_group, player_group
+from games.events import LOBBY_GROUP, game_group, game_players_group, player_group
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -163,6 +163,30 @@ def test_a_channel_layer_failure_does_not_undo_the_move_or_silence_other_groups(
     assert listener.receive()["event"] == "move"
 
 
+def test_a_bug_building_an_event_after_commit_is_logged_and_the_move_stands(
+    listen, game, alice, monkeypatch, caplog
+):
+    # The message is built after the commit: a failure there cannot undo the move, so it
+    # must not reach the caller either, who would be told that nothing changed.
+    def broken(*args, **kwargs):
+        raise TypeError("a bug in the read model")
+
+    players = listen(game_players_group(game.pk))
+    monkeypatch.setattr("games.state.event_message", broken)
+    with caplog.at_level("ERROR", logger="accounts.events"):
+        moved = services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")
+    assert moved.next_move_number == 2
+    game.refresh_from_db()
+    assert game.next_move_number == 2
+    logged = [r for r in caplog.records if r.name == "accounts.events"]
+    assert len(logged) == 1 and logged[0].exc_info[0] is TypeError
+    players.assert_silent()
+    # The next event is built and sent as usual.
+    monkeypatch.undo()
+    services.offer_draw(game_id=game.pk, player=alice)
+    assert players.receive()["event"] == "draw_offered"
+
+
 def test_an_event_goes_to_the_players_groups_before_the_watchers_group(
     listen, game, alice, monkeypatch
 ):
@@ -171,7 +195,9 @@ def test_an_event_goes_to_the_players_groups_before_the_watchers_group(
 
     class Noting:
         async def group_send(self, group: str, message: dict[str, Any]) -> None:
-            sent_to.append(group)
+            # The opponent's unread count follows the event; only the event's order counts.
+            if message["type"] != "notifications.count":
+                sent_to.append(group)
             await real_layer.group_send(group, message)
 
     watchers, players = listen(game_group(game.pk)), listen(game_players_group(game.pk))
@@ -183,6 +209,7 @@ def test_an_event_goes_to_the_players_groups_before_the_watchers_group(
         player_group(game.white_id),
         player_group(game.black_id),
         game_group(game.pk),
+        LOBBY_GROUP,
     ]
     assert players.receive()["version"] == watchers.receive()["version"] == game.version + 1
 
@@ -204,7 +231,8 @@ GAME_ACTIONS = {
         ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"],
         lambda g, w, b: services.claim_draw(game_id=g.pk, player=w),
     ),
-    "abandoned": ([], lambda g, w, b: services.abandon_games(player=b)),
+    "abandoned": (["e4", "e5"], lambda g, w, b: services.abandon_games(player=b)),
+    "aborted": ([], lambda g, w, b: services.abandon_games(player=b)),
 }
 
 

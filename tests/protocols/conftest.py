@@ -6,6 +6,7 @@ import asyncio
 import subprocess
 import threading
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -18,10 +19,11 @@ from tests.conftest import PASSWORD
 class ServerThread:
     """Runs an :class:`EspolServer` on its own event loop, as ``run_espol_server`` does."""
 
-    def __init__(self, **options) -> None:
+    def __init__(self, server_class: type = EspolServer, **options) -> None:
+        self.server_class = server_class
         self.options = {"idle_timeout": 30.0, "max_connections": 500, **options}
         self.ready = threading.Event()
-        self.server: EspolServer | None = None
+        self.server: Any = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.port = 0
 
@@ -34,7 +36,7 @@ class ServerThread:
     def _run(self) -> None:
         self.loop = asyncio.new_event_loop()
         asyncio.set_event_loop(self.loop)
-        self.server = EspolServer("127.0.0.1", 0, **self.options)
+        self.server = self.server_class("127.0.0.1", 0, **self.options)
         self.loop.run_until_complete(self.server.start())
         self.port = self.server.port
         self.ready.set()

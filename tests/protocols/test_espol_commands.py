@@ -10,11 +10,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import chess
 import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from legacy_tcp.client import EspolClient
+from legacy_tcp.client import EspolClient, coordinates_of
 from tests.conftest import PASSWORD
 from tests.protocols.conftest import make_certificate
 
@@ -179,6 +180,29 @@ def test_espol_client_refuses_what_is_not_a_move_and_sends_nothing(server, game)
     )
     assert lines[-1] == "not a move in SAN or UCI: Zz9"
     assert not game.moves.exists()
+
+
+def test_espol_client_sends_an_illegal_san_move_for_the_server_to_judge(server, game):
+    # Qh5 is SAN, illegal at the start (the queen is blocked): the server says so (822).
+    lines = client_output(
+        server, "USER:alice", f"PASS:{PASSWORD}", f"/move {game.public_id} Qh5"
+    )
+    assert lines[-1].startswith("822 ")
+    assert "not a move in SAN or UCI" not in "\n".join(lines)
+    assert not game.moves.exists()
+
+
+def test_espol_client_reads_illegal_san_as_the_one_piece_it_names():
+    board = chess.Board()
+    assert coordinates_of(board, "Qh5") == "d1h5"
+    assert coordinates_of(board, "e5") == "e2e5"
+    assert coordinates_of(board, "O-O") == "e1g1"
+    assert coordinates_of(board, "a8=Q") == "a2a8q"
+    assert coordinates_of(board, "Nf3") == "g1f3"  # legal: python-chess reads it
+    with pytest.raises(ValueError, match="no single piece"):
+        coordinates_of(board, "Nd4")  # neither knight reaches d4 on an empty board
+    with pytest.raises(ValueError, match="not a move in SAN or UCI"):
+        coordinates_of(board, "Zz9")
 
 
 def test_espol_client_passes_on_the_servers_refusals(server, game, carol):

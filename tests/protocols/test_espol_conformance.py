@@ -336,7 +336,8 @@ def test_the_subs_limits_are_read_from_the_settings_at_each_command(connect, set
     assert client.send("SUBS:emil:secret-pass:").code == 105
 
 
-def test_unsu_ends_the_account_and_its_games_as_losses(login, alice, game):
+def test_unsu_ends_the_account_and_its_games_as_losses(login, alice, game, play):
+    play(game, "e4", "e5")  # before one's first move, leaving aborts instead (below)
     client = login(alice)
     reply = client.send(f"UNSU:alice:{PASSWORD}")
     assert reply.code == 103

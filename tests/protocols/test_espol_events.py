@@ -110,3 +110,20 @@ def test_move_made_through_the_service_layer_is_seen_by_spar(login, bob, game):
     reply = client.send(f"SPAR:{game.public_id}:0")
     assert (reply.code, reply.text) == (103, "1:e2e4:0:1228:0,")
     assert Move.objects.get(game=game).san == "e4"
+
+
+def test_a_conditional_reply_reaches_an_old_client_as_an_ordinary_move(login, alice, bob, game):
+    # Alice left a line on the web page; bob plays over ESPOL as he always has.
+    services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")
+    services.set_conditional_lines(
+        game_id=game.pk, player=alice, move_number=2, lines=[["e5", "Nf3"]]
+    )
+    client = login(bob)
+    assert client.send(jgda(game.public_id, 2, "e7e5")).code == 103
+    reply = client.send(f"SPAR:{game.public_id}:2")
+    assert (reply.code, reply.text.split(":")[:2]) == (103, ["3", "g1f3"])
+    # His move after it is the next one, as after any move of hers.
+    assert client.send(jgda(game.public_id, 4, "b8c6")).code == 103
+    assert list(Move.objects.filter(game=game).values_list("uci", flat=True)) == [
+        "e2e4", "e7e5", "g1f3", "b8c6",
+    ]

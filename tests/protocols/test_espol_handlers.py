@@ -7,7 +7,7 @@ import inspect
 import pytest
 
 from accounts.errors import DomainError
-from games import errors
+from games import errors, services
 from games.models import Challenge
 from legacy_tcp import handlers
 from legacy_tcp.protocols import espol
@@ -74,6 +74,70 @@ def test_unexpected_errors_become_401(alice, monkeypatch):
     session = handlers.Session()
     assert run(session, b"USER:alice").code == Code.S_USER
     assert run(session, b"PASS:anything").code == Code.E_SYSTEM
+
+
+def test_a_bug_inside_a_service_is_logged_and_not_reported_as_bad_input(
+    alice, game, monkeypatch, caplog
+):
+    def broken_make_move(**kwargs):
+        # What a programming error inside the service looks like from outside.
+        raise TypeError("unsupported operand type(s) for +: 'int' and 'str'")
+
+    monkeypatch.setattr("games.services.make_move", broken_make_move)
+    session = handlers.Session(user=alice, auth_hash=alice.get_session_auth_hash())
+    with caplog.at_level("ERROR", logger="legacy_tcp.espol"):
+        reply = run(session, f"JGDA:{game.public_id}:1:e2e4:0:1228:0".encode())
+    # 401 (the server's fault), not 802 (the line's) nor 822 (the move's).
+    assert reply.code == Code.E_SYSTEM
+    logged = [r for r in caplog.records if r.name == "legacy_tcp.espol"]
+    assert len(logged) == 1 and logged[0].exc_info[0] is TypeError
+    assert "command=JGDA" in logged[0].getMessage()
+
+
+def stat_requests(game, player) -> tuple[str, str]:
+    """STAT's solicitud_blancas and solicitud_negras of ``game``, as ``player`` reads them."""
+    session = handlers.Session(user=player, auth_hash=player.get_session_auth_hash())
+    reply = run(session, f"STAT:{game.public_id}".encode())
+    assert reply.code == Code.S_TRAN, reply
+    fields = reply.text.split(":")
+    return fields[6], fields[7]
+
+
+def test_stat_says_who_offers_and_who_accepted_a_draw(alice, bob, game):
+    services.offer_draw(game_id=game.pk, player=bob)
+    assert stat_requests(game, alice) == ("0", "1")
+    services.answer_draw(game_id=game.pk, player=alice, accept=True)
+    # Seed 000: the offer stays in the offerer's field, "accepts" goes in the other's.
+    assert stat_requests(game, alice) == ("2", "1")
+
+
+def test_stat_forgets_a_declined_offer(alice, bob, game):
+    services.offer_draw(game_id=game.pk, player=alice)
+    services.answer_draw(game_id=game.pk, player=bob, accept=False)
+    assert stat_requests(game, bob) == ("0", "0")
+
+
+def test_stat_says_who_resigned(alice, bob, game):
+    services.resign(game_id=game.pk, player=bob)
+    assert stat_requests(game, alice) == ("0", "3")
+
+
+def test_stat_shows_an_abandoned_game_as_resigned_by_who_left(alice, bob, game, play):
+    # Once both have moved: leaving before one's first move aborts the game instead.
+    play(game, "e4", "e5")
+    services.abandon_games(player=alice)
+    assert stat_requests(game, bob) == ("3", "0")
+
+
+def test_stat_of_a_claimed_draw_shows_no_request(alice, bob, game, play):
+    play(game, "Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8")
+    services.claim_draw(game_id=game.pk, player=alice)
+    assert stat_requests(game, bob) == ("0", "0")
+
+
+def test_stat_of_a_game_the_board_ended_shows_no_request(alice, bob, game, play):
+    play(game, "f3", "e5", "g4", "Qh4#")
+    assert stat_requests(game, alice) == ("0", "0")
 
 
 @pytest.fixture
@@ -233,10 +297,8 @@ def test_selectors_for_the_gateway_return_plain_values(alice, bob, carol, game, 
 
     play(game, "e4", "e5")
     assert selectors.move_records(game.pk, after=1) == [(2, "e7e5", False)]
-    assert account_selectors.is_active_account(alice.pk) is True
     carol.is_active = False
     carol.save()
-    assert account_selectors.is_active_account(carol.pk) is False
     assert account_selectors.player_names_changed_since(espol.EPOCH, exclude=alice) == ["bob"]
 
 

@@ -191,7 +191,10 @@ class ServeProcess:
         def lower_limit() -> None:
             resource.setrlimit(resource.RLIMIT_NOFILE, nofile)
 
-        args = ["--port", str(self.web_port), "--espol-port", str(self.espol_port)]
+        # The other gateways stay off: on their default ports they would meet whatever
+        # else runs on this machine, and these tests are about ESPOL's descriptors.
+        args = ["--port", str(self.web_port), "--espol-port", str(self.espol_port),
+                "--no-distribuido", "--no-chessirc"]
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "manage.py", "serve", *args, *([] if demo else ["--no-demo"])],

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
+from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from accounts import services as account_services
 from games import services
 from games.models import Game
-from ranking.models import INITIAL_RATING, PlayerRecord
+from ranking.models import INITIAL_RATING, PlayerRecord, RatingChange
 from ranking.selectors import ranking, top_ten
 from ranking.services import record_result
 from tests.conftest import PASSWORD
@@ -112,7 +116,8 @@ def test_every_other_draw_counts_a_draw_for_both(game, play, alice, bob, end, te
     assert (record(alice), record(bob)) == ((0, 0, 1), (0, 0, 1))
 
 
-def test_abandonment_counts_a_loss_for_the_leaver(game, alice, bob):
+def test_abandonment_counts_a_loss_for_the_leaver(game, play, alice, bob):
+    play(game, "e4", "e5")
     account_services.unsubscribe(player=bob, password=PASSWORD)
     assert (record(alice), record(bob)) == ((1, 0, 0), (0, 1, 0))
 
@@ -122,27 +127,108 @@ def test_unfinished_game_counts_nothing(game, play, alice, bob):
     assert record(alice) == record(bob) == (0, 0, 0)
 
 
-def test_winner_gains_what_the_loser_loses(game, alice, bob):
+def rating_of(player) -> PlayerRecord:
+    return PlayerRecord.objects.get(player=player)
+
+
+def test_a_rated_game_moves_both_ratings_and_narrows_both_deviations(game, play, alice, bob):
+    play(game, "f3", "e5", "g4", "Qh4#")
+    winner, loser = rating_of(bob), rating_of(alice)
+    # Two new players (1500, RD 350): Glicko-2 moves each by about 160 points.
+    assert winner.rating == pytest.approx(1662.3, abs=0.1)
+    assert loser.rating == pytest.approx(1337.7, abs=0.1)
+    assert winner.deviation == loser.deviation == pytest.approx(290.3, abs=0.1)
+    assert (winner.rated_games, loser.rated_games) == (1, 1)
+    game.refresh_from_db()
+    assert winner.rated_at == loser.rated_at == game.finished_at
+    changes = {c.player_id: c for c in RatingChange.objects.filter(game_id=game.pk)}
+    assert changes[bob.pk].rating_before == 1500
+    assert changes[bob.pk].rating_after == winner.rating
+    assert (changes[bob.pk].score, changes[alice.pk].score) == (1.0, 0.0)
+    assert changes[alice.pk].opponent_id == bob.pk
+
+
+def test_a_game_resigned_before_both_players_moved_is_not_rated(game, play, alice, bob):
+    play(game, "e4")
     services.resign(game_id=game.pk, player=bob)
-    winner, loser = PlayerRecord.objects.get(player=alice), PlayerRecord.objects.get(player=bob)
-    assert winner.rating == INITIAL_RATING + 16
-    assert loser.rating == INITIAL_RATING - 16
+    assert (record(alice), record(bob)) == ((1, 0, 0), (0, 1, 0))  # counted, as the seed does
+    assert rating_of(alice).rating == rating_of(bob).rating == INITIAL_RATING
+    assert rating_of(alice).rated_games == 0
+    assert not RatingChange.objects.exists()
+
+
+def test_a_game_resigned_without_a_move_is_not_rated(game, alice, bob):
+    services.resign(game_id=game.pk, player=alice)
+    assert rating_of(bob).deviation == 350
+    assert not RatingChange.objects.exists()
+
+
+def test_a_game_ended_once_both_have_moved_is_rated(game, play, alice, bob):
+    play(game, "e4", "e5")
+    services.resign(game_id=game.pk, player=alice)
+    assert rating_of(bob).rating > INITIAL_RATING > rating_of(alice).rating
 
 
 def test_beating_a_stronger_player_gains_more(alice, bob, carol):
-    PlayerRecord.objects.filter(player=bob).update(rating=1800)
-    record_result(white_id=alice.pk, black_id=bob.pk, result="1-0")
-    record_result(white_id=carol.pk, black_id=bob.pk, result="0-1")
-    gain_upset = PlayerRecord.objects.get(player=alice).rating - INITIAL_RATING
-    loss_expected = INITIAL_RATING - PlayerRecord.objects.get(player=carol).rating
-    assert gain_upset > 16 > loss_expected > 0
+    now = timezone.now()
+    PlayerRecord.objects.filter(player=bob).update(rating=1800, deviation=80)
+    record_result(white_id=alice.pk, black_id=bob.pk, result="1-0", game_id=1, at=now,
+                  rated=True)
+    record_result(white_id=carol.pk, black_id=bob.pk, result="0-1", game_id=2, at=now,
+                  rated=True)
+    gain_upset = rating_of(alice).rating - INITIAL_RATING
+    loss_expected = INITIAL_RATING - rating_of(carol).rating
+    assert gain_upset > loss_expected > 0
 
 
 def test_draw_between_equals_leaves_ratings_unchanged(alice, bob):
-    record_result(white_id=alice.pk, black_id=bob.pk, result="1/2-1/2")
-    assert {r.rating for r in PlayerRecord.objects.filter(player__in=[alice, bob])} == {
-        INITIAL_RATING
-    }
+    record_result(white_id=alice.pk, black_id=bob.pk, result="1/2-1/2", game_id=1,
+                  at=timezone.now(), rated=True)
+    for player in (alice, bob):
+        assert rating_of(player).rating == pytest.approx(INITIAL_RATING)
+        assert rating_of(player).deviation < 350
+
+
+def test_the_same_game_cannot_be_rated_twice(alice, bob):
+    now = timezone.now()
+    record_result(white_id=alice.pk, black_id=bob.pk, result="1-0", game_id=7, at=now,
+                  rated=True)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        record_result(white_id=alice.pk, black_id=bob.pk, result="1-0", game_id=7, at=now,
+                      rated=True)
+    assert rating_of(alice).rated_games == 1
+
+
+def test_the_deviation_grows_while_a_player_is_away(alice, bob):
+    start = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    PlayerRecord.objects.filter(player=alice).update(deviation=60, rated_at=start)
+    steady = rating_of(alice)
+    assert not steady.is_provisional_at(start + dt.timedelta(days=300))
+    assert steady.is_provisional_at(start + dt.timedelta(days=400))
+    assert steady.deviation_at(start + dt.timedelta(days=30)) > 60
+    # A game after a long absence moves the rating more than one after a short one.
+    PlayerRecord.objects.filter(player=bob).update(deviation=60, rated_at=start)
+    record_result(white_id=alice.pk, black_id=bob.pk, result="1-0", game_id=1,
+                  at=start + dt.timedelta(days=3), rated=True)
+    soon = rating_of(alice).rating - INITIAL_RATING
+    PlayerRecord.objects.filter(player=alice).update(
+        rating=INITIAL_RATING, deviation=60, rated_at=start
+    )
+    record_result(white_id=alice.pk, black_id=bob.pk, result="1-0", game_id=2,
+                  at=start + dt.timedelta(days=3 * 365), rated=True)
+    assert rating_of(alice).rating - INITIAL_RATING > soon > 0
+
+
+def test_established_until_is_when_the_deviation_passes_110(alice, bob):
+    now = timezone.now()
+    PlayerRecord.objects.filter(player__in=[alice, bob]).update(deviation=50, rated_at=now)
+    record_result(white_id=alice.pk, black_id=bob.pk, result="1/2-1/2", game_id=1, at=now,
+                  rated=True)
+    found = rating_of(alice)
+    assert found.established_until is not None
+    just_before = found.established_until - dt.timedelta(minutes=1)
+    assert not found.is_provisional_at(just_before)
+    assert found.is_provisional_at(found.established_until + dt.timedelta(minutes=1))
 
 
 def _set(player, wins: int, losses: int = 0, draws: int = 0) -> None:

@@ -111,6 +111,20 @@ def test_subscription_with_empty_fields_names_each_missing_field(client, db):
     assert not SubscriptionRequest.objects.exists()
 
 
+def test_subscription_shows_every_password_problem_at_once(client, db):
+    # Too short, too common and mistyped the second time: three problems, one submit.
+    response = client.post(
+        reverse("subscribe"), subscription(password1="12345", password2="54321")
+    )
+
+    errors = response.context["form"].errors.as_data()
+    assert {e.code for e in errors["password1"]} == {"password_too_short", "password_too_common"}
+    assert [e.message for e in errors["password2"]] == ["The two passwords do not match."]
+    page = text(response)
+    assert "too short" in page and "too common" in page and "do not match" in page
+    assert not SubscriptionRequest.objects.exists()
+
+
 def test_subscription_with_a_too_short_password_is_refused(client, db):
     response = client.post(reverse("subscribe"), subscription(password1="abc", password2="abc"))
 
@@ -377,7 +391,10 @@ def test_unsubscribe_without_the_confirmation_box_is_refused(client, alice):
     assert alice.is_active
 
 
-def test_unsubscribe_closes_the_account_and_loses_the_games(client, alice, bob, carol, game):
+def test_unsubscribe_closes_the_account_and_loses_the_games(
+    client, alice, bob, carol, game, play
+):
+    play(game, "e4", "e5")  # before one's first move, leaving aborts instead
     services.challenge(challenger=alice, challenged=carol)
     client.force_login(alice)
 

@@ -70,12 +70,21 @@ async def open_game(
 
 
 async def receive_until(comm: WebsocketCommunicator, kind: str) -> dict:
-    """The next frame of type ``kind`` (acks and events may interleave)."""
-    for _ in range(10):
+    """The next frame of type ``kind`` (acks, events and spectator counts may interleave:
+    each watcher that joins is counted on every page of the game)."""
+    for _ in range(50):
         frame = await comm.receive_json_from(timeout=5)
         if frame["type"] == kind:
             return frame
     raise AssertionError(f"no {kind} frame")
+
+
+async def nothing_but_spectator_counts(comm: WebsocketCommunicator) -> bool:
+    """Whether the socket has nothing more to send but spectator counts."""
+    while not await comm.receive_nothing(timeout=0.1):
+        if (await comm.receive_json_from(timeout=1))["type"] != "watchers":
+            return False
+    return True
 
 
 async def fresh(game: Game) -> Game:
@@ -541,13 +550,18 @@ async def test_player_socket_hears_challenges_and_game_events(alice, bob, cookie
     assert connected
     assert (await comm.receive_json_from())["type"] == "hello"
     challenge = await sync_to_async(services.challenge)(challenger=bob, challenged=alice)
-    created = await comm.receive_json_from(timeout=5)
+    created = await receive_until(comm, "event")
     assert (created["kind"], created["event"]) == ("challenge", "challenge_created")
+    # alice's bell: the challenge is news to her, and no longer once she has accepted it.
+    assert (await receive_until(comm, "notifications"))["unread"] == 1
     await sync_to_async(services.accept_challenge)(
         challenge_id=challenge.pk, player=alice, colour="white"
     )
-    kinds = {(await comm.receive_json_from(timeout=5))["event"] for _ in range(2)}
-    assert kinds == {"challenge_accepted", "game_started"}
+    frames = [await comm.receive_json_from(timeout=5) for _ in range(3)]
+    assert {f.get("event") for f in frames if f["type"] == "event"} == {
+        "challenge_accepted", "game_started"
+    }
+    assert [f["unread"] for f in frames if f["type"] == "notifications"] == [0]
     await comm.disconnect()
 
 
@@ -660,8 +674,10 @@ async def test_logging_out_closes_that_sessions_sockets_at_once(game, alice):
 
 
 async def test_revoking_access_closes_the_players_sockets_and_ends_the_game_live(
-    game, alice, bob, cookies
+    game, alice, bob, cookies, play
 ):
+    # Both have moved: leaving now loses the game (before one's first move it aborts).
+    await sync_to_async(play)(game, "e4", "e5")
     white, _ = await open_game(game.pk, cookies["alice"])
     black, _ = await open_game(game.pk, cookies["bob"])
     bobs_dashboard = communicator("/ws/player/", cookies["bob"])
@@ -908,7 +924,7 @@ async def test_the_players_pages_hear_an_event_before_any_watchers_page(game, co
     assert sorted(log[:2]) == ["alice", "bob"]
     assert log[2:] == ["watcher"] * 4
     for comm in sockets:
-        assert await comm.receive_nothing(timeout=0.1)
+        assert await nothing_but_spectator_counts(comm)
         await comm.disconnect()
 
 

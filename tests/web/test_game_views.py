@@ -8,10 +8,12 @@ import re
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from accounts import services as account_services
-from games import services
+from games import services, state
 from games.models import Game
+from ranking.models import PlayerRecord
 
 JSON = {"HTTP_ACCEPT": "application/json"}
 RUY_LOPEZ = (
@@ -385,6 +387,18 @@ def test_draw_offered_then_accepted_over_http(as_alice, as_bob, game):
     accepted = as_bob.post(url("game_draw_answer", game), {"accept": "yes"}, **JSON)
     assert accepted.status_code == 200
     assert accepted.json()["game"]["result"] == "1/2-1/2"
+    assert accepted.json()["game"]["result_label"] == "½–½"
+
+
+def test_a_drawn_games_page_shows_the_result_as_people_write_it(as_alice, as_bob, game):
+    as_alice.post(url("game_draw_offer", game), **JSON)
+    as_bob.post(url("game_draw_answer", game), {"accept": "yes"}, **JSON)
+
+    page = as_alice.get(url("game_detail", game)).content.decode()
+
+    banner = page[page.index('id="result-banner"'):page.index('id="draw-banner"')]
+    assert "<strong>½–½</strong>" in banner
+    assert "1/2-1/2" not in banner
 
 
 def test_draw_declined_over_http_keeps_the_game(as_alice, as_bob, game):
@@ -540,3 +554,93 @@ def test_export_has_a_live_region_for_copy_feedback(as_alice, game):
     html = as_alice.get(url("game_detail", game)).content.decode()
     assert 'id="export-feedback"' in html
     assert page_data(as_alice.get(url("game_detail", game)))["strings"]["copyFailed"]
+
+
+# --------------------------------------------------------------------------- error boundary
+
+
+@pytest.mark.parametrize("headers", [{}, JSON], ids=["form", "json"])
+def test_a_bug_inside_a_service_is_logged_and_answered_as_a_server_error(
+    alice, game, monkeypatch, server_error, headers
+):
+    def broken_make_move(**kwargs):
+        # What a programming error inside the service looks like from outside.
+        raise TypeError("unsupported operand type(s) for +: 'int' and 'str'")
+
+    monkeypatch.setattr(services, "make_move", broken_make_move)
+    status, logged = server_error(
+        alice, "post", url("game_move", game), {"number": 1, "move": "e4"}, **headers
+    )
+    # Not the 400 of a bad form, nor a refused move: the server's fault, said as such.
+    assert status == 500
+    assert len(logged) == 1 and logged[0].exc_info[0] is TypeError
+
+
+# --------------------------------------------------------------------------- ratings
+
+
+def test_a_game_in_progress_shows_both_players_ratings_now(as_alice, alice, bob, game):
+    PlayerRecord.objects.filter(player=bob).update(rating=1712.4, deviation=70,
+                                                   rated_at=timezone.now())
+    body = as_alice.get(url("game_state", game), **JSON).json()
+    assert body["ratings"] == {
+        "rated": False,
+        "why_unrated": None,
+        "white": {"rating": "1500?", "change": None},
+        "black": {"rating": "1712", "change": None},
+    }
+    page = as_alice.get(url("game_detail", game)).content.decode()
+    assert re.search(r'id="rating-black"[^>]*>1712<', page)
+    assert re.search(r'id="rating-white"[^>]*>1500\?<', page)
+
+
+def test_a_finished_rated_game_shows_each_change_in_the_header_and_the_banner(
+    as_bob, alice, bob, game, play
+):
+    play(game, "f3", "e5", "g4", "Qh4#")
+
+    body = as_bob.get(url("game_state", game), **JSON).json()
+    assert body["ratings"]["rated"] is True
+    assert body["ratings"]["black"] == {"rating": "1662?", "change": "+162"}
+    assert body["ratings"]["white"] == {"rating": "1338?", "change": "−162"}
+    page = as_bob.get(url("game_detail", game)).content.decode()
+    banner = page[page.index('id="result-banner"'):page.index('id="draw-banner"')]
+    assert "alice 1338? (−162), bob 1662? (+162)" in banner
+
+
+def test_a_game_resigned_at_once_says_it_was_not_rated(as_alice, alice, game):
+    services.resign(game_id=game.pk, player=alice)
+    page = as_alice.get(url("game_detail", game)).content.decode()
+    banner = page[page.index('id="result-banner"'):page.index('id="draw-banner"')]
+    assert "not rated: the game ended before both players moved" in banner
+
+
+def test_a_guest_game_says_why_it_was_not_rated_and_shows_no_ratings(as_carol, alice):
+    from legacy_tcp import guests
+
+    guest = guests.player_for(gateway="distribuido", name="gw", trusted=False)
+    game = services.start_gateway_game(white=alice, black=guest)
+    game = services.make_move(game_id=game.pk, player=alice, move_number=1, move="d4")
+    game = services.make_move(game_id=game.pk, player=guest, move_number=2, move="d5")
+    services.resign(game_id=game.pk, player=guest)
+    body = as_carol.get(url("game_state", game), **JSON).json()
+    assert body["ratings"] == {
+        "rated": False,
+        "why_unrated": "guest",
+        "white": {"rating": "", "change": None},
+        "black": {"rating": "", "change": None},
+    }
+    page = as_carol.get(url("game_detail", game)).content.decode()
+    banner = page[page.index('id="result-banner"'):page.index('id="draw-banner"')]
+    assert "not rated: a guest of a TCP gateway played" in banner
+    assert "before both players moved" not in banner
+
+
+def test_the_ending_event_carries_the_ratings_and_a_move_event_does_not(game, play):
+    play(game, "f3", "e5", "g4")
+    game.refresh_from_db()
+    assert "ratings" not in state.event_message(game, "move")
+    play(game, "Qh4#")
+    ended = state.event_message(game, "move")
+    assert ended["ratings"]["black"]["change"] == "+162"
+    assert json.loads(ended["frames"][state.WATCHER])["ratings"]["rated"] is True

@@ -68,11 +68,16 @@ async def open_game_socket(
 
 
 async def next_frame(ws: websockets.ClientConnection) -> dict:
-    try:
-        return json.loads(await asyncio.wait_for(ws.recv(), FRAME_TIMEOUT))
-    except websockets.ConnectionClosed as closed:
-        code = closed.rcvd.code if closed.rcvd else None
-        raise AssertionError(f"the server closed the socket (code {code})") from None
+    """The next frame about the game itself: spectator counts (``watchers``), which
+    arrive whenever a watcher comes or goes, are passed over."""
+    while True:
+        try:
+            frame = json.loads(await asyncio.wait_for(ws.recv(), FRAME_TIMEOUT))
+        except websockets.ConnectionClosed as closed:
+            code = closed.rcvd.code if closed.rcvd else None
+            raise AssertionError(f"the server closed the socket (code {code})") from None
+        if frame.get("type") != "watchers":
+            return frame
 
 
 async def test_idle_sockets_outlive_the_layers_blocking_pop_and_each_gets_the_next_move(

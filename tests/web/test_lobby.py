@@ -173,7 +173,7 @@ def test_full_dashboard_wraps_the_live_part_and_loads_the_live_script(as_alice, 
     html = text(as_alice.get(reverse("dashboard")))
 
     assert '<div id="dashboard-live">' in html
-    assert 'src="/static/js/live-dashboard.js"' in html
+    assert re.search(r'src="/static/js/live-dashboard\.[0-9a-f]{12}\.js"', html)
     assert 'type="module"' in html
 
 
@@ -367,6 +367,25 @@ def test_accepting_with_a_colour_starts_the_game_with_that_colour(as_alice, alic
     assert f"you play {colour}" in messages_of(response)[0]
 
 
+def test_a_bug_inside_a_service_is_logged_and_not_shown_as_a_refusal(
+    alice, bob, monkeypatch, server_error
+):
+    pending = services.challenge(challenger=bob, challenged=alice)
+
+    def broken_accept(**kwargs):
+        raise AttributeError("'NoneType' object has no attribute 'pk'")
+
+    monkeypatch.setattr(services, "accept_challenge", broken_accept)
+    status, logged = server_error(
+        alice, "post", reverse("challenge_accept", args=[pending.pk, "white"])
+    )
+    # A 500, not a redirect with the error as a message, as a refused accept would get.
+    assert status == 500
+    assert len(logged) == 1 and logged[0].exc_info[0] is AttributeError
+    pending.refresh_from_db()
+    assert pending.status == Challenge.Status.PENDING
+
+
 def test_accepting_with_a_random_colour_starts_the_game_either_way(as_alice, alice, bob):
     pending = services.challenge(challenger=bob, challenged=alice)
 
@@ -541,16 +560,44 @@ def test_players_list_offers_a_challenge_only_where_one_can_be_made(
     assert f'name="username" value="{dave.username}"' in rows["dave"]
 
 
-def test_profile_shows_the_record_and_recent_games(as_alice, alice, bob, game):
+def test_profile_shows_the_record_and_recent_games(as_alice, alice, bob, game, play):
+    play(game, "e4", "e5")
     services.resign(game_id=game.pk, player=bob)
 
     html = text(as_alice.get(reverse("player_detail", args=["bob"])))
 
     record = html[html.index('id="player-record"') : html.index('id="recent-games"')]
-    figures = re.findall(r'class="record-figure[^"]*">(\d+)<', record)
-    assert figures[1:] == ["0", "1", "0"]  # wins, losses, draws
-    assert int(figures[0]) < 1500  # the rating dropped
+    figures = re.findall(r'class="record-figure[^"]*"(?: id="[^"]+")?>(\d+)(\??)<', record)
+    assert [f for f, _ in figures[1:]] == ["0", "1", "0"]  # wins, losses, draws
+    rating, provisional = figures[0]
+    assert int(rating) < 1500  # the rating dropped
+    assert provisional == "?"  # one game: far from established
+    assert "1 rated game: from 1500 to" in html or "One rated game: from 1500 to" in html
+    assert 'id="rating-chart-data"' in html
     assert f'data-game-id="{game.pk}"' in html
+
+
+def test_profile_reads_in_a_fixed_number_of_queries(
+    as_alice, alice, bob, carol, make_player, start_game, play, django_assert_max_num_queries
+):
+    for n in range(6):
+        opponent = make_player(f"rival{n}")
+        game = start_game(bob, opponent)
+        play(game, "e4", "e5")
+        services.resign(game_id=game.pk, player=opponent)
+    # A warm-up request, then the count; more rated games must not add queries.
+    as_alice.get(reverse("player_detail", args=["bob"]))
+    # 13: the header's bell counts the unread notifications on every page.
+    with django_assert_max_num_queries(13) as counted:
+        response = as_alice.get(reverse("player_detail", args=["bob"]))
+    assert response.status_code == 200
+    assert "6 rated games" in text(response)
+    few = len(counted.captured_queries)
+    game = start_game(bob, carol)
+    play(game, "e4", "e5")
+    services.resign(game_id=game.pk, player=carol)
+    with django_assert_max_num_queries(few):
+        as_alice.get(reverse("player_detail", args=["bob"]))
 
 
 def test_profile_of_a_player_without_a_ranking_row_reads_as_empty_and_writes_nothing(
@@ -561,8 +608,9 @@ def test_profile_of_a_player_without_a_ranking_row_reads_as_empty_and_writes_not
     html = text(as_alice.get(reverse("player_detail", args=["bob"])))
 
     record = html[html.index('id="player-record"') : html.index("Recent games")]
-    figures = re.findall(r'class="record-figure[^"]*">(\d+)<', record)
-    assert figures == ["1500", "0", "0", "0"]  # rating, wins, losses, draws
+    figures = re.findall(r'class="record-figure[^"]*"(?: id="[^"]+")?>(\d+\??)<', record)
+    assert figures == ["1500?", "0", "0", "0"]  # rating (provisional), wins, losses, draws
+    assert "No rated game yet." in html
     assert not PlayerRecord.objects.filter(player=bob).exists()
 
 
@@ -590,7 +638,7 @@ def test_players_list_query_count_stays_bounded_with_many_players(
     start_game(alice, bob)
     services.challenge(challenger=alice, challenged=User.objects.get(username="p00"))
 
-    with django_assert_max_num_queries(8):
+    with django_assert_max_num_queries(9):  # 9: the header's bell is one count
         response = as_alice.get(reverse("players"))
 
     assert len(usernames_listed(response)) == 20
@@ -613,3 +661,21 @@ def test_a_staff_account_cannot_be_challenged_nor_challenge(as_alice, alice, mak
     with pytest.raises(UserNotFound):
         services.challenge(challenger=warden, challenged=alice)
     assert not Challenge.objects.exists()
+
+
+@pytest.mark.parametrize("page", ["dashboard", "your-move"])
+def test_a_game_whose_time_ran_out_is_listed_only_as_finished(as_alice, alice, bob, page):
+    import datetime as dt
+
+    import time_machine
+    from django.utils import timezone
+
+    made = services.challenge(challenger=bob, challenged=alice, days_per_move=1)
+    game = services.accept_challenge(challenge_id=made.pk, player=alice, colour="white")
+    with time_machine.travel(timezone.now() + dt.timedelta(days=2), tick=False):
+        url = reverse("dashboard") if page == "dashboard" else reverse("game_list", args=[page])
+        html = as_alice.get(url).content.decode()
+    game.refresh_from_db()
+    assert not game.is_active
+    shown = html.count(f'data-game-id="{game.pk}"')
+    assert shown == (1 if page == "dashboard" else 0)

@@ -218,3 +218,19 @@ async def test_the_lockout_page_is_served_under_asgi_too(settings, alice):
 
     assert response.status_code == 429
     assert "Too many failed logins" in text(response)
+
+
+def test_a_pending_subscriber_asking_with_her_own_password_is_not_counted_as_a_guesser(
+    client, settings, db
+):
+    from accounts import services as accounts
+
+    accounts.request_subscription(username="frank", password=PASSWORD)
+    # More times than the limit: each is told the request is waiting, none is a failure.
+    for _ in range(settings.AXES_FAILURE_LIMIT + 1):
+        response = login(client, "frank", PASSWORD, address=HOME)
+        assert response.status_code == 200
+        assert "waiting for an administrator" in text(response)
+    # A wrong password for the same name is still counted, up to the lock-out.
+    answers = fail_until_locked(client, settings, "frank", address=HOME)
+    assert answers[-1].status_code == 429

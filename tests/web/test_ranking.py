@@ -1,10 +1,13 @@
-"""The ranking page: the top ten by wins and the full sortable table."""
+"""The ranking page: the top ten by wins, the top ten by rating and the full sortable
+table."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 from django.urls import reverse
+from django.utils import timezone
 
 from ranking.models import PlayerRecord
 
@@ -118,3 +121,77 @@ def test_ranking_table_is_paginated_and_numbers_positions_across_pages(
     assert len(table(first)) == 25
     assert table(second) == ["p04", "p03", "p02", "p01", "p00", "alice"]
     assert re.search(r">26</td>\s*<td><a href=\"/players/p04/\"", second.content.decode())
+
+
+def top_rated(response) -> list[tuple[str, str]]:
+    html = response.content.decode()
+    block = html[html.index('id="top-rated"') : html.index("</ol>", html.index('id="top-rated"'))]
+    return re.findall(r'href="/players/([^/]+)/".*?title="rating">([^<]+)<', block, re.S)
+
+
+def test_top_ten_by_rating_lists_established_ratings_only(as_alice, alice, make_player):
+    now = timezone.now()
+    bob, carol, dave = (make_player(n) for n in ("bob", "carol", "dave"))
+    later = now + dt.timedelta(days=30)
+    PlayerRecord.objects.filter(player=alice).update(rating=1700, deviation=80,
+                                                     rated_at=now, established_until=later)
+    PlayerRecord.objects.filter(player=bob).update(rating=1900, deviation=60,
+                                                   rated_at=now, established_until=later)
+    # carol is rated higher, but provisional; dave's rating was established once and
+    # has grown uncertain since.
+    PlayerRecord.objects.filter(player=carol).update(rating=2100, deviation=200, rated_at=now)
+    PlayerRecord.objects.filter(player=dave).update(
+        rating=2000, deviation=100, rated_at=now - dt.timedelta(days=800),
+        established_until=now - dt.timedelta(days=1),
+    )
+
+    response = as_alice.get(reverse("ranking"))
+
+    assert top_rated(response) == [("bob", "1900"), ("alice", "1700")]
+    html = response.content.decode()
+    row = re.search(r'href="/players/carol/">carol</a></td>\s*<td class="text-end">([^<]+)<', html)
+    assert row is not None and row.group(1) == "2100?"
+
+
+def test_top_ten_by_rating_says_when_nobody_is_established(as_alice):
+    html = as_alice.get(reverse("ranking")).content.decode()
+    assert 'id="top-rated"' not in html
+    assert "Nobody's rating is established yet." in html
+
+
+def test_ranking_page_reads_in_a_fixed_number_of_queries(
+    as_alice, make_player, django_assert_max_num_queries
+):
+    as_alice.get(reverse("ranking"))
+    with django_assert_max_num_queries(12) as counted:
+        as_alice.get(reverse("ranking"))
+    few = len(counted.captured_queries)
+    later = timezone.now() + dt.timedelta(days=30)
+    for n in range(15):
+        player = make_player(f"p{n:02d}")
+        PlayerRecord.objects.filter(player=player).update(
+            rating=1500 + n, deviation=70, established_until=later, wins=n
+        )
+    with django_assert_max_num_queries(few):
+        as_alice.get(reverse("ranking"))
+
+
+def test_the_ranking_and_the_profile_show_each_players_last_rating_change(
+    as_carol, alice, bob, game, play
+):
+    play(game, "f3", "e5", "g4", "Qh4#")
+
+    html = as_carol.get(reverse("ranking")).content.decode()
+    cell = r'href="/players/{}/">{}</a></td>\s*<td class="text-end">'
+    row = re.search(cell.format("bob", "bob") + r"([^<]+)<small[^>]*>([^<]+)<", html)
+    assert row is not None and (row.group(1).strip(), row.group(2)) == ("1662?", "+162")
+    assert re.search(cell.format("carol", "carol") + r"1500\?</td>", html)
+    profile = as_carol.get(reverse("player_detail", args=["alice"])).content.decode()
+    assert "−162 in the last rated game" in profile
+
+
+def test_staff_accounts_are_not_in_the_ranking(as_alice, alice, make_player):
+    admin = make_player("admin")
+    type(admin).objects.filter(pk=admin.pk).update(is_staff=True)
+    names = table(as_alice.get(reverse("ranking")))
+    assert "alice" in names and "admin" not in names

@@ -96,4 +96,3 @@ function animate(mutation, state) {
 }
 // https://gist.github.com/gre/1650294
 const easing = (t) => (t < 0.5 ? 4 * t * t * t : (t - 1) * (2 * t - 2) * (2 * t - 2) + 1);
-//# sourceMappingURL=anim.js.map

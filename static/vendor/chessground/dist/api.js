@@ -95,4 +95,3 @@ export function start(state, redrawAll) {
         },
     };
 }
-//# sourceMappingURL=api.js.map

@@ -34,4 +34,3 @@ function renderShape(state, { shape, hash }, bounds) {
     return pieceEl;
 }
 const hash = (autoPiece) => [autoPiece.orig, autoPiece.piece?.role, autoPiece.piece?.color, autoPiece.piece?.scale].join(',');
-//# sourceMappingURL=autoPieces.js.map

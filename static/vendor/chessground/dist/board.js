@@ -322,4 +322,3 @@ export function getSnappedKeyAtDomPos(orig, pos, asWhite, bounds) {
     return pos2key(validSnapPos[closestSnapIndex]);
 }
 export const whitePov = (s) => s.orientation === 'white';
-//# sourceMappingURL=board.js.map

@@ -60,4 +60,3 @@ function isPlainObject(o) {
     const proto = Object.getPrototypeOf(o);
     return proto === Object.prototype || proto === null;
 }
-//# sourceMappingURL=config.js.map

@@ -235,4 +235,3 @@ function pieceElementByKey(s, key) {
     }
     return undefined;
 }
-//# sourceMappingURL=drag.js.map

@@ -92,4 +92,3 @@ function onChange(drawable) {
     if (drawable.onChange)
         drawable.onChange(drawable.shapes);
 }
-//# sourceMappingURL=draw.js.map

@@ -28,4 +28,3 @@ export function drop(s, e) {
     }
     s.dom.redraw();
 }
-//# sourceMappingURL=drop.js.map

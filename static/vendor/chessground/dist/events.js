@@ -77,4 +77,3 @@ const dragOrDraw = (s, withDrag, withDraw) => e => {
     else if (!s.viewOnly)
         withDrag(s, e);
 };
-//# sourceMappingURL=events.js.map

@@ -15,4 +15,3 @@ function setStage(state, stage) {
         state.dom.redraw();
     }
 }
-//# sourceMappingURL=explosion.js.map

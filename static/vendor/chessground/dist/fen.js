@@ -79,4 +79,3 @@ export function write(pieces) {
         .join('/')
         .replace(/1{2,}/g, s => s.length.toString());
 }
-//# sourceMappingURL=fen.js.map

@@ -109,4 +109,3 @@ export const endgameGlyphs = (maxGlyphs) => {
         stalemate: composeGlyph('#82c2ef', '<path fill="none" stroke="#fff" stroke-width="9" d="M31 48v-9c0-11 8-19 19-19s19 8 19 19v9"/><path fill="#fff" d="M24 43h52v38H24z"/><circle cx="50" cy="59" r="4" fill="#82c2ef"/><path fill="#82c2ef" d="M47 60h6v12h-6z"/>'),
     };
 };
-//# sourceMappingURL=glyph.js.map

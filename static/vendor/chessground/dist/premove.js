@@ -35,4 +35,3 @@ export function premove(state, key) {
     // todo - remove more properties from MobilityContext that aren't used in this file, and adjust as needed in lila.
     return util.allPosAndKey.filter(dest => mobility({ ...partialCtx, dest })).map(pk => pk.key);
 }
-//# sourceMappingURL=premove.js.map

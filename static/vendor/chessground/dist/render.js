@@ -235,4 +235,3 @@ function appendValue(map, key, value) {
     else
         map.set(key, [value]);
 }
-//# sourceMappingURL=render.js.map

@@ -94,4 +94,3 @@ export function defaults() {
         hold: timer(),
     };
 }
-//# sourceMappingURL=state.js.map

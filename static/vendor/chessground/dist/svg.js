@@ -325,4 +325,3 @@ function labelCoords(from, to, slots) {
     }
     return [from[0] - Math.cos(angle) * mag, from[1] - Math.sin(angle) * mag].map(c => c + 0.5);
 }
-//# sourceMappingURL=svg.js.map

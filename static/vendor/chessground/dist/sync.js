@@ -24,4 +24,3 @@ export function syncShapes(shapes, root, renderShape) {
             root.appendChild(renderShape(sc));
     }
 }
-//# sourceMappingURL=sync.js.map

@@ -134,4 +134,3 @@ export const squareShiftedVertically = (square, delta) => {
     pos[1] += delta;
     return pos2key(pos);
 };
-//# sourceMappingURL=util.js.map

@@ -85,4 +85,3 @@ function renderCoords(elems, className, firstColor) {
     });
     return el;
 }
-//# sourceMappingURL=wrap.js.map

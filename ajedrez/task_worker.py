@@ -1,0 +1,133 @@
+"""The background-task worker inside ``manage.py serve``: django-tasks-db's own worker
+(the loop of ``manage.py db_worker``) on a thread of the server's process, so that mail
+goes out with no other command. It shares the process's cache with the sockets, which is
+what lets it see who is on the site without Redis. A deployment of several processes runs
+``manage.py db_worker --queue-name '*'`` instead (docs/deploy.md): any number of workers
+share the queue, each task claimed by one (row locks on PostgreSQL).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from django.db import connections
+from django.utils.crypto import get_random_string
+from django_tasks_db.management.commands.db_worker import Worker
+from django_tasks_db.models import DBTaskResult
+
+logger = logging.getLogger("ajedrez.tasks")
+
+# What django-tasks-db's worker says each time its loop starts and ends: every batch
+# here, so at INFO they would fill the console with nothing to read.
+_BATCH_CHATTER = ("Starting worker", "No more tasks to run")
+
+
+class _DropBatchChatter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (
+            isinstance(record.msg, str) and record.msg.startswith(_BATCH_CHATTER)
+        )
+
+
+class LookFirstWorker(Worker):
+    """django-tasks-db's worker that looks for a ready task with a plain read before it
+    claims one.
+
+    The library's loop claims inside ``exclusive_transaction``: on SQLite a ``BEGIN
+    IMMEDIATE`` (or ``EXCLUSIVE``), the database's one write lock, taken every
+    ``interval`` even when the queue is empty, and a move committing at that moment
+    waits behind it. Here an idle
+    worker only reads (a ``SELECT`` on the queue's index, which WAL lets run beside any
+    writer); when a task is ready, the library's own loop runs in batch mode, claiming
+    and running tasks, with its locking and bookkeeping, until none is left, then
+    returns to looking. Not a fork: the claim, the run and the results are the library's.
+    """
+
+    def __init__(self, *, interval: float, worker_id: str) -> None:
+        super().__init__(
+            queue_names=["*"],
+            interval=interval,
+            batch=True,
+            backend_name="default",
+            startup_delay=False,
+            max_tasks=None,
+            worker_id=worker_id,
+            excluded_queue_names=[],
+        )
+        self._wake = threading.Event()
+
+    def has_ready_task(self) -> bool:
+        """Whether a task waits to be run: the query of the library's claim, unlocked."""
+        return (
+            DBTaskResult.objects.ready().filter(backend_name=self.backend_name).exists()
+        )
+
+    def pause(self) -> None:
+        """Wait ``interval`` between looks, or less if :meth:`stop` is called."""
+        self._wake.wait(self.interval)
+
+    def look_and_run(self) -> None:
+        # The look keeps the thread's connection from one look to the next: closing it
+        # after each (what close_old_connections does with SQLite's CONN_MAX_AGE of 0)
+        # would open the database file again every interval, and fail while the process
+        # is out of file descriptors. The library's loop, once a task is ready, closes
+        # and opens connections around tasks as after a request.
+        if self.has_ready_task():
+            super().run()
+
+    def run(self) -> None:
+        logger.info("task worker %s started", self.worker_id)
+        failing = False
+        while self.running:
+            try:
+                self.look_and_run()
+            except Exception:
+                # The database gone for a moment (restarting, out of descriptors): the
+                # worker must outlive it, or mail stops until the process restarts.
+                # Logged once per episode, not every interval.
+                connections.close_all()
+                if not failing:
+                    logger.exception(
+                        "task worker %s cannot read the queue; trying again every %s s",
+                        self.worker_id, self.interval,
+                    )
+                failing = True
+            else:
+                if failing:
+                    logger.warning("task worker %s reads the queue again", self.worker_id)
+                failing = False
+            if self.running:
+                self.pause()
+        logger.info("task worker %s stopped", self.worker_id)
+
+    def stop(self) -> None:
+        self.running = False
+        self._wake.set()
+
+
+class WorkerThread(threading.Thread):
+    """Runs the worker until :meth:`stop`; the task in hand, if any, is finished first."""
+
+    def __init__(self, *, interval: float) -> None:
+        super().__init__(name="task-worker", daemon=True)
+        self.worker = LookFirstWorker(
+            interval=interval, worker_id=f"serve-{get_random_string(12)}"
+        )
+
+    def run(self) -> None:
+        # Signals belong to the main thread (Daphne's): the worker's own handlers are
+        # never installed here, and stop() ends the loop instead.
+        try:
+            self.worker.run()
+        except Exception:
+            logger.exception("the task worker stopped on an error")
+        finally:
+            connections.close_all()
+
+    def stop(self, timeout: float = 35.0) -> None:
+        self.worker.stop()
+        self.join(timeout)
+
+
+logging.getLogger("django_tasks_db").addFilter(_DropBatchChatter())

@@ -1,0 +1,180 @@
+"""In-app notifications (the bell): written by the services, inside their transaction.
+
+:func:`notify` saves the row; after the commit the recipient's pages are told the new
+unread count (group ``player-<id>``, the socket the dashboard and the tab title already
+use) and :data:`games.signals.notification_created` is sent, for whoever acts on a
+notification elsewhere (e-mail). A write that rolls back tells nobody anything.
+
+Guests of the gateways (``accounts.GuestIdentity``) and closed accounts are never
+notified: no door shows them a bell, and nothing could reach them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from typing import Any
+
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from accounts.events import send_to_groups
+from accounts.models import GuestIdentity, NotificationKind
+from accounts.types import Player
+from games.models import Challenge, Game, Notification
+from games.signals import notification_created
+
+logger = logging.getLogger(__name__)
+
+# Kinds of which one unread row per (recipient, game) is enough: the next move updates
+# it (lichess shows "opponent moved" once, however many moves wait).
+COLLAPSING = frozenset({NotificationKind.OPPONENT_MOVED})
+
+
+def unread_of(player_id: int) -> QuerySet[Notification]:
+    return Notification.objects.filter(recipient_id=player_id, read_at__isnull=True)
+
+
+def unread_count(player_id: int) -> int:
+    return unread_of(player_id).count()
+
+
+def count_message(player_id: int, about: Notification | None = None) -> dict[str, Any]:
+    """What a player's pages are sent when their unread count changes; ``about``: the
+    notification that changed it, whose id and game let the page of that very game,
+    open before the player's eyes, mark it read at once."""
+    message: dict[str, Any] = {"type": "notifications.count", "unread": unread_count(player_id)}
+    if about is not None:
+        message.update(id=about.pk, game=about.game_id)
+    return message
+
+
+def _can_be_notified(recipient: Player) -> bool:
+    if not recipient.is_active:
+        return False
+    # A guest's user name is always "name@gateway" (accounts.models.guest_username):
+    # without an "@" the recipient is no guest, and a move costs no query to say so.
+    if "@" not in recipient.get_username():
+        return True
+    return not GuestIdentity.objects.filter(player_id=recipient.pk).exists()
+
+
+def notify(
+    *,
+    recipient: Player,
+    kind: str,
+    game: Game | None = None,
+    challenge: Challenge | None = None,
+    actor: Player | None = None,
+    detail: dict[str, Any] | None = None,
+    read: bool = False,
+) -> Notification | None:
+    """Tell ``recipient`` about ``kind`` (an :class:`accounts.models.NotificationKind`);
+    ``None`` when they are not notified at all (a guest, a closed account). ``read``: it
+    is already known to them (their own act): kept in their list, but no news, so no
+    count is pushed and nothing is mailed.
+
+    Called by the services inside their transaction: the live count and the signal go out
+    after it commits.
+    """
+    kind = NotificationKind(kind)
+    if not _can_be_notified(recipient):
+        return None
+    now = timezone.now()
+    collapsed = False
+    notification = None
+    if kind in COLLAPSING and game is not None:
+        notification = (
+            unread_of(recipient.pk).filter(kind=kind, game_id=game.pk).select_for_update().first()
+        )
+    if notification is not None:
+        collapsed = True
+        notification.actor = actor
+        notification.detail = dict(detail or {}, count=notification.detail.get("count", 1) + 1)
+        notification.created_at = now
+        notification.save(update_fields=["actor", "detail", "created_at"])
+    else:
+        notification = Notification.objects.create(
+            recipient=recipient,
+            kind=kind,
+            game=game,
+            challenge=challenge,
+            actor=actor,
+            detail=detail or {},
+            created_at=now,
+            read_at=now if read else None,
+        )
+    if not read:
+        _announce_on_commit(notification, collapsed=collapsed)
+    return notification
+
+
+def _announce_on_commit(notification: Notification, *, collapsed: bool) -> None:
+    def announce() -> None:
+        publish_count(notification.recipient_id, about=notification)
+        # Receivers' failures are logged, never raised: the write has committed, and an
+        # exception from a commit hook would reach the caller as if it had not.
+        for receiver, result in notification_created.send_robust(
+            sender=Notification, notification=notification, collapsed=collapsed
+        ):
+            if isinstance(result, Exception):
+                logger.error(
+                    "notification_created receiver %r failed",
+                    receiver,
+                    exc_info=(type(result), result, result.__traceback__),
+                )
+
+    transaction.on_commit(announce)
+
+
+def publish_count(player_id: int, about: Notification | None = None) -> None:
+    """Send the player's pages their unread count now (callers run this after commit)."""
+    from games.events import player_group
+
+    try:
+        message = count_message(player_id, about)
+    except Exception:
+        logger.exception("could not count the notifications of %s", player_id)
+        return
+    send_to_groups([player_group(player_id)], message)
+
+
+def publish_count_on_commit(player_id: int) -> None:
+    transaction.on_commit(lambda: publish_count(player_id))
+
+
+def mark_read(player_id: int, **about: Any) -> int:
+    """Mark ``player_id``'s unread notifications matching ``about`` (``game_id=``,
+    ``challenge_id=``, ``pk=``; nothing: all) read; the count goes out after the commit.
+    Returns how many were marked: marking again marks none and sends nothing.
+
+    Looked for first with a read: every game page a player opens marks, and most have
+    nothing unread; an UPDATE matching no row still takes SQLite's write lock."""
+    unread = unread_of(player_id).filter(**about)
+    if not unread.exists():
+        return 0
+    marked = unread.update(read_at=timezone.now())
+    if marked:
+        publish_count_on_commit(player_id)
+    return marked
+
+
+def delete_old_read(*, older_than_days: int, batch_size: int = 5000) -> int:
+    """Delete the notifications read more than ``older_than_days`` days ago (unread ones
+    stay, however old); returns how many. In short batches through the
+    ``notification_read`` index, so a first purge of a large table holds no long lock."""
+    if older_than_days < 0:
+        raise ValueError("older_than_days must not be negative")
+    cutoff = timezone.now() - dt.timedelta(days=older_than_days)
+    deleted = 0
+    while True:
+        ids = list(
+            Notification.objects.filter(read_at__lt=cutoff).values_list("pk", flat=True)[
+                :batch_size
+            ]
+        )
+        if not ids:
+            return deleted
+        count, _ = Notification.objects.filter(pk__in=ids).delete()
+        deleted += count

@@ -1,0 +1,71 @@
+"""Template helpers for correspondence clocks: the time controls offered, their labels,
+and a countdown element that ``static/js/countdown.js`` keeps up to date."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django import template
+from django.utils.html import format_html
+from django.utils.translation import gettext
+
+from games import clock
+
+register = template.Library()
+
+
+@register.simple_tag
+def time_control_choices() -> list[tuple[str, str, bool]]:
+    """``[("1", "1 day per move", False), …, ("none", "no time limit", False)]`` for a
+    select: value, label, and whether it is the one offered first."""
+    return [
+        (str(days), clock.label(days), days == clock.DEFAULT_DAYS_PER_MOVE)
+        for days in clock.DAYS_PER_MOVE
+    ] + [("none", clock.label(None), False)]
+
+
+@register.filter
+def time_control(days: int | None) -> str:
+    return clock.label(days)
+
+
+@register.simple_tag
+def countdown(deadline: dt.datetime | None, mine: bool = False) -> str:
+    """A ``<time>`` counting down to ``deadline``: the server writes the UTC moment and
+    a first text; the page's script counts down each second and shows the moment in the
+    reader's own time zone. Nothing without a deadline."""
+    if deadline is None:
+        return ""
+    left = max(dt.timedelta(0), deadline - dt.datetime.now(dt.UTC))
+    return format_html(
+        '<time class="countdown{}" datetime="{}" data-deadline="{}" data-mine="{}"'
+        ' data-expired="{}" title="{}">{}</time>',
+        " countdown-low" if mine and left < clock.LOW_TIME else "",
+        deadline.isoformat(),
+        deadline.isoformat(),
+        "1" if mine else "0",
+        gettext("time is up"),
+        deadline.strftime("%Y-%m-%d %H:%M UTC"),
+        _rough(left),
+    )
+
+
+@register.filter
+def time_left(deadline: dt.datetime | None) -> str:
+    """``2d 5h left``: the time until ``deadline``, as a first text before the script."""
+    if deadline is None:
+        return ""
+    return _rough(max(dt.timedelta(0), deadline - dt.datetime.now(dt.UTC)))
+
+
+def _rough(left: dt.timedelta) -> str:
+    """The first text, before the script takes over (and without a script)."""
+    seconds = int(left.total_seconds())
+    days, rest = divmod(seconds, 86_400)
+    hours, rest = divmod(rest, 3_600)
+    minutes = rest // 60
+    if days:
+        return gettext("%(days)dd %(hours)dh left") % {"days": days, "hours": hours}
+    if hours:
+        return gettext("%(hours)dh %(minutes)dm left") % {"hours": hours, "minutes": minutes}
+    return gettext("%(minutes)dm left") % {"minutes": minutes}

@@ -1,0 +1,180 @@
+"""Gateways whose connections follow games live: one channel-layer channel per server,
+added to the ``game-<id>`` group of each game a connection follows, and each event
+turned into the protocol's own lines, as a browser's socket turns it into JSON.
+
+A connection's session has ``game_id`` (the game followed), ``version`` (the last
+version of it the connection was told of: the reply to its own action and that
+action's event are not both sent) and ``closed``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+from typing import Any
+
+from channels.layers import DEFAULT_CHANNEL_LAYER, InMemoryChannelLayer, channel_layers
+from django.conf import settings
+
+from games.events import game_group
+from legacy_tcp.server import LineServer, _Connection
+
+
+class FollowingServer(LineServer):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Game id → the connections following it.
+        self.followers: dict[int, set[_Connection]] = {}
+        self._layer: Any = None
+        self._channel = ""
+        self._receiver: asyncio.Task | None = None
+        self._deliveries: set[asyncio.Task] = set()
+
+    async def event_data(self, conn: _Connection, message: dict[str, Any]) -> bytes:
+        """What the game event ``message`` says to ``conn`` (b"": nothing)."""
+        raise NotImplementedError
+
+    async def game_over(self, conn: _Connection) -> None:
+        """The followed game has ended (told by an event)."""
+
+    async def start(self) -> None:
+        await super().start()
+        self._layer = self._own_layer()
+        if self._layer is not None:
+            self._channel = await self._layer.new_channel(prefix=f"{self.name}.")
+            self._receiver = asyncio.get_running_loop().create_task(self._receive_events())
+
+    async def stop(self, grace: float = 10.0) -> None:
+        await super().stop(grace)
+        if self._receiver is not None:
+            self._receiver.cancel()
+            # Bounded: a Redis layer's receive may finish its own read before it stops.
+            await asyncio.wait([self._receiver], timeout=2.0)
+            self._receiver = None
+        close = getattr(self._layer, "close_pools", None)
+        if close is not None and self._layer is not channel_layers[DEFAULT_CHANNEL_LAYER]:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(close(), timeout=2.0)
+
+    @staticmethod
+    def _own_layer() -> Any:
+        """The channel layer this server receives on. Over Redis, an instance of its own:
+        a Redis layer instance receives on one event loop only, and the process's shared
+        one may be receiving elsewhere (the web's consumers, another gateway). The
+        in-memory layer is the process's one instance, which is where events are sent."""
+        if DEFAULT_CHANNEL_LAYER not in channel_layers.configs:
+            return None
+        shared = channel_layers[DEFAULT_CHANNEL_LAYER]
+        if isinstance(shared, InMemoryChannelLayer):
+            return shared
+        return channel_layers.make_backend(DEFAULT_CHANNEL_LAYER)
+
+    async def follow(self, conn: _Connection, game_id: int) -> None:
+        followers = self.followers.setdefault(game_id, set())
+        if not followers and self._layer is not None:
+            await self._layer.group_add(game_group(game_id), self._channel)
+        followers.add(conn)
+
+    async def unfollow(self, conn: _Connection, game_id: int) -> None:
+        followers = self.followers.get(game_id)
+        if followers is None:
+            return
+        followers.discard(conn)
+        if not followers:
+            del self.followers[game_id]
+            if self._layer is not None:
+                await self._layer.group_discard(game_group(game_id), self._channel)
+
+    async def _receive_events(self) -> None:
+        """Relay the channel layer's game events to the connections following each game."""
+        while True:
+            try:
+                message = await self._layer.receive(self._channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                self.log.exception("%s.events_failed", self.name)
+                await asyncio.sleep(1.0)
+                continue
+            if message.get("type") != "game.event":
+                continue
+            for conn in list(self.followers.get(message["game"]["id"], ())):
+                # One task per connection: a client slow to read delays only itself. The
+                # lock is first come, first served, so its events keep their order.
+                task = asyncio.get_running_loop().create_task(self._deliver(conn, message))
+                self._deliveries.add(task)
+                task.add_done_callback(self._deliveries.discard)
+
+    async def _deliver(self, conn: _Connection, message: dict[str, Any]) -> None:
+        session = conn.session
+        async with conn.lock:
+            if (
+                session.closed
+                or session.game_id != message["game"]["id"]
+                or message["version"] <= session.version
+            ):
+                return
+            session.version = message["version"]
+            try:
+                data = await self.event_data(conn, message)
+                if data:
+                    await self._send(conn, data)
+            except Exception:
+                conn.writer.transport.abort()
+                return
+            if message["game"]["status"] != "active":
+                await self.game_over(conn)
+
+
+class PasswordlessGateway(FollowingServer):
+    """A following gateway that names its players without a password (the ``#``
+    protocol, chessirc): its settings are ``<setting_prefix>_*``, and it may require a
+    shared secret as the client's first line (``docs/protocols/guests.md``). Its
+    sessions have ``admitted``: past the secret, or no secret required."""
+
+    setting_prefix = ""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        idle_timeout: float | None = None,
+        max_connections: int | None = None,
+        secret: str | None = None,
+    ) -> None:
+        self.secret = self._setting("SECRET") if secret is None else secret
+        super().__init__(
+            host,
+            port,
+            idle_timeout=self._setting("IDLE_TIMEOUT") if idle_timeout is None else idle_timeout,
+            max_connections=(
+                self._setting("MAX_CONNECTIONS") if max_connections is None else max_connections
+            ),
+            write_timeout=settings.ESPOL_WRITE_TIMEOUT,
+            write_buffer_limit=settings.ESPOL_WRITE_BUFFER,
+            db_threads=self._setting("DB_THREADS"),
+            max_per_address=self._setting("MAX_PER_ADDRESS", 0),
+            # With a secret, a connection has as long to send it as ESPOL's to log in.
+            login_timeout=settings.ESPOL_LOGIN_TIMEOUT if self.secret else None,
+        )
+
+    def _setting(self, name: str, default: Any = None) -> Any:
+        return getattr(settings, f"{self.setting_prefix}_{name}", default)
+
+    @property
+    def trusted(self) -> bool:
+        """Whether its clients prove themselves with the secret: linked names then act
+        as their accounts."""
+        return bool(self.secret)
+
+    def is_logged_in(self, conn: _Connection) -> bool:
+        return conn.session.admitted
+
+    def admit(self, session: Any, secret: str) -> bool:
+        """Check the secret a client sent (in constant time); admit it if right."""
+        if not self.secret or hmac.compare_digest(secret.encode(), self.secret.encode()):
+            session.admitted = True
+            return True
+        return False

@@ -1,0 +1,14 @@
+export { CASTLING_SIDES, COLORS, FILE_NAMES, isDrop, isNormal, RANK_NAMES, ROLE_CHARS, ROLES, } from './types.js';
+export { charToRole, defined, kingCastlesTo, makeSquare, makeUci, opposite, parseSquare, parseUci, roleToChar, squareFile, squareRank, } from './util.js';
+export { SquareSet } from './squareSet.js';
+export { attacks, between, bishopAttacks, kingAttacks, knightAttacks, pawnAttacks, queenAttacks, ray, rookAttacks, } from './attacks.js';
+export { Board, boardEquals } from './board.js';
+export { defaultSetup, emptySetup, Material, MaterialSide, RemainingChecks, setupClone, setupEquals, } from './setup.js';
+export { Castles, Chess, IllegalSetup, Position, PositionError } from './chess.js';
+export * as compat from './compat.js';
+export * as debug from './debug.js';
+export * as fen from './fen.js';
+export * as san from './san.js';
+export * as transform from './transform.js';
+export * as variant from './variant.js';
+export * as pgn from './pgn.js';

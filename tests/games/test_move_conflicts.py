@@ -1,0 +1,179 @@
+"""make_move checks a move before its write transaction and claims the game at the
+version it checked: what happens when the game changes in between.
+
+Each test makes its change at that moment, through the services (or a bare version
+bump), by wrapping the read that checks the move; the transactions commit for real.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterator
+
+import pytest
+import time_machine
+from django.db.models import F
+
+from games import errors, services
+from games.models import ConditionalLines, Game, Move
+from tests.games.test_conditional import set_lines
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+START = dt.datetime(2026, 4, 1, 10, 0, tzinfo=dt.UTC)
+
+
+class Interleaving:
+    """Runs ``then`` once, between make_move's read of the game and its transaction,
+    and counts the moves played again on the locked game."""
+
+    def __init__(self) -> None:
+        self.then: Callable[[], object] | None = None
+        self.locked_plays = 0
+
+
+@pytest.fixture
+def between(monkeypatch) -> Iterator[Interleaving]:
+    interleaving = Interleaving()
+    check_before_writing = services._check_before_writing
+    make_move_locked = services._make_move_locked
+
+    def check_then_change(*args, **kwargs):
+        checked = check_before_writing(*args, **kwargs)
+        then, interleaving.then = interleaving.then, None
+        if then is not None:
+            then()
+        return checked
+
+    def count_locked(**kwargs):
+        interleaving.locked_plays += 1
+        return make_move_locked(**kwargs)
+
+    monkeypatch.setattr(services, "_check_before_writing", check_then_change)
+    monkeypatch.setattr(services, "_make_move_locked", count_locked)
+    yield interleaving
+
+
+def move(game: Game, player, number: int, text: str) -> Game:
+    return services.make_move(game_id=game.pk, player=player, move_number=number, move=text)
+
+
+def test_an_unchanged_game_takes_the_move_without_the_locked_path(between, game, alice):
+    played = move(game, alice, 1, "e4")
+    assert played.next_move_number == 2
+    assert played.version == game.version + 1
+    assert between.locked_plays == 0
+    assert Move.objects.get(game=game, number=1).san == "e4"
+
+
+def test_a_version_changed_in_between_plays_the_move_again_under_the_lock(
+    between, game, alice
+):
+    between.then = lambda: Game.objects.filter(pk=game.pk).update(version=F("version") + 1)
+    played = move(game, alice, 1, "e4")
+    assert between.locked_plays == 1
+    stored = Game.objects.get(pk=game.pk)
+    assert (stored.next_move_number, stored.version) == (2, game.version + 2)
+    assert played.version == stored.version
+    assert list(Move.objects.filter(game=game).values_list("number", "san")) == [(1, "e4")]
+
+
+def test_the_same_move_landing_in_between_refuses_this_one_as_stale(between, game, alice):
+    between.then = lambda: move(game, alice, 1, "d4")
+    with pytest.raises(errors.WrongMoveNumber):
+        move(game, alice, 1, "e4")
+    assert between.locked_plays == 1
+    assert list(Move.objects.filter(game=game).values_list("number", "san")) == [(1, "d4")]
+    assert Game.objects.get(pk=game.pk).next_move_number == 2
+
+
+def test_a_stale_number_is_refused_from_the_read_without_a_write(between, game, alice, bob):
+    move(game, alice, 1, "e4")
+    with pytest.raises(errors.WrongMoveNumber):
+        move(game, alice, 1, "d4")
+    assert between.locked_plays == 0
+    assert Move.objects.filter(game=game).count() == 1
+
+
+def test_a_resignation_in_between_refuses_the_move(between, game, alice, bob):
+    move(game, alice, 1, "e4")
+    between.then = lambda: services.resign(game_id=game.pk, player=alice)
+    with pytest.raises(errors.GameFinished):
+        move(game, bob, 2, "e5")
+    assert Move.objects.filter(game=game).count() == 1
+    assert Game.objects.get(pk=game.pk).result == "0-1"
+
+
+def test_a_draw_offer_in_between_refuses_the_move(between, game, alice, bob):
+    move(game, alice, 1, "e4")
+    between.then = lambda: services.offer_draw(game_id=game.pk, player=alice)
+    with pytest.raises(errors.DrawOfferPending):
+        move(game, bob, 2, "e5")
+    assert Move.objects.filter(game=game).count() == 1
+
+
+def test_an_illegal_move_is_judged_under_the_lock(between, game, alice):
+    with pytest.raises(errors.IllegalMove):
+        move(game, alice, 1, "e5")
+    assert between.locked_plays == 1
+    assert not Move.objects.filter(game=game).exists()
+
+
+def test_lines_set_in_between_answer_the_move(between, game, alice, bob):
+    """Setting lines does not change the game's version: the reply reads them inside
+    the transaction, after the claim, so lines stored before it are used."""
+    move(game, alice, 1, "e4")
+    between.then = lambda: set_lines(game, alice, [["e5", "Nf3"]])
+    played = move(game, bob, 2, "e5")
+    assert between.locked_plays == 0
+    assert played.next_move_number == 4
+    assert Move.objects.get(game=game, number=3).san == "Nf3"
+    assert not ConditionalLines.objects.filter(game=game).exists()
+
+
+@pytest.fixture
+def timed(alice, bob, play) -> Iterator[tuple[Game, time_machine.Coordinates]]:
+    """alice (white) to move against bob at START, 3 days per move, both having moved."""
+    with time_machine.travel(START, tick=False) as frozen:
+        made = services.challenge(challenger=bob, challenged=alice, days_per_move=3)
+        game = services.accept_challenge(challenge_id=made.pk, player=alice, colour="white")
+        yield play(game, "e4", "e5"), frozen
+
+
+def test_time_running_out_in_between_ends_the_game_and_refuses_the_move(
+    between, timed, alice
+):
+    game, frozen = timed
+    frozen.move_to(game.deadline - dt.timedelta(seconds=1))
+    between.then = lambda: frozen.shift(dt.timedelta(seconds=2))
+    with pytest.raises(errors.GameFinished):
+        move(game, alice, 3, "Nf3")
+    stored = Game.objects.get(pk=game.pk)
+    assert (stored.status, stored.termination, stored.result) == ("finished", "timeout", "0-1")
+    assert Move.objects.filter(game=game).count() == 2
+
+
+def test_an_opponent_going_on_vacation_in_between_gets_the_clock_paused(
+    between, timed, alice, bob
+):
+    """bob's vacation does not touch the game while alice is to move (no version
+    change): the move reads the vacation inside its transaction, after the claim."""
+    game, _frozen = timed
+    between.then = lambda: services.start_vacation(player=bob)
+    played = move(game, alice, 3, "Nf3")
+    assert between.locked_plays == 0
+    assert played.paused_at is not None
+    assert Game.objects.get(pk=game.pk).paused_at == START
+
+
+def test_a_vacation_of_the_mover_in_between_plays_the_move_under_the_lock(
+    between, timed, alice, bob
+):
+    """alice's vacation pauses her clock (a new version): her move is played again on
+    the locked game, and bob's clock runs."""
+    game, _frozen = timed
+    between.then = lambda: services.start_vacation(player=alice)
+    played = move(game, alice, 3, "Nf3")
+    assert between.locked_plays == 1
+    assert played.paused_at is None
+    assert played.deadline == START + dt.timedelta(days=3)
