@@ -49,6 +49,7 @@ import contextlib
 import errno
 import logging
 import resource
+import select
 import socket
 import ssl
 import threading
@@ -91,6 +92,13 @@ REFUSAL = espol.frames(Code.E_BUSY, "too many connections; try later")
 def fd_headroom(open_files: int) -> int:
     """Descriptors the gateway leaves to the rest of the process under ``open_files``."""
     return max(FD_HEADROOM_MIN, open_files // 4)
+
+
+def _has_waiting_connection(listener: socket.socket) -> bool:
+    """Whether a connection waits in the listener's backlog (poll() needs no descriptor)."""
+    poller = select.poll()
+    poller.register(listener, select.POLLIN)
+    return bool(poller.poll(0))
 
 
 def open_file_limit() -> int:
@@ -555,6 +563,12 @@ class LineServer:
             except ConnectionAbortedError:
                 continue  # the client gave up while it waited in the backlog
             except OSError as exc:
+                if not _has_waiting_connection(listener):
+                    # Linux takes a descriptor before it looks at the backlog, so a process
+                    # at its limit gets EMFILE even when nobody waits: the backlog is drained.
+                    if self._accept_paused_since is not None and self._accepted_while_paused:
+                        self._log_accept_resumed()
+                    return
                 # Out of descriptors (EMFILE, ENFILE) or kernel memory (ENOBUFS, ENOMEM):
                 # Linux keeps reporting the socket readable, so stop watching it for a while.
                 self._pause_accepting(exc)
@@ -602,8 +616,8 @@ class LineServer:
     def _log_accept_resumed(self) -> None:
         assert self._accept_paused_since is not None
         self._log(
-                logging.WARNING,
-                "accept_resumed seconds=%.1f failed_accepts=%d accepted_meanwhile=%d "
+            logging.WARNING,
+            "accept_resumed seconds=%.1f failed_accepts=%d accepted_meanwhile=%d "
             "connections=%d",
             asyncio.get_running_loop().time() - self._accept_paused_since,
             self._accept_failures,

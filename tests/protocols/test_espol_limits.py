@@ -223,8 +223,13 @@ class ServeProcess:
         raise AssertionError("no open-file limit in /proc")
 
     def lowest_free_descriptor(self) -> int:
+        return self.limit_leaving_free(0)
+
+    def limit_leaving_free(self, free: int) -> int:
+        """The soft limit under which exactly `free` descriptors are left to open."""
         used = {int(fd) for fd in os.listdir(f"/proc/{self.process.pid}/fd")}
-        return next(fd for fd in range(len(used) + 1) if fd not in used)
+        holes = [fd for fd in range(len(used) + free + 1) if fd not in used]
+        return holes[free]
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -329,4 +334,34 @@ def test_out_of_descriptors_the_gateway_pauses_accepting_logs_it_once_and_resume
     assert len(episode) == 2, f"{len(episode)} log lines: {episode[:8]}"
     assert "espol.accept_resumed" in episode[1]
     for client in [player, *waiting]:
+        client.close()
+
+
+@linux_only
+def test_a_backlog_drained_with_no_descriptor_left_ends_the_pause(serve):
+    # Linux takes a descriptor before it looks at the backlog: a process at its limit
+    # gets EMFILE from accept() even when nobody waits. That must not read as "still
+    # out of descriptors" once everyone waiting has been taken.
+    server = serve(nofile=(256, 256), env={"ESPOL_MAX_PER_ADDRESS": "0"})
+    first = server.client()
+    assert first.send("HELP").code == 103
+    log_before = len(server.log())
+    resource.prlimit(
+        server.process.pid, resource.RLIMIT_NOFILE, (server.lowest_free_descriptor(), 256)
+    )
+    waiting = [server.client() for _ in range(3)]
+    for client in waiting:
+        client.send_raw(b"HELP\r\n")
+    assert wait_until(lambda: "espol.accept_paused" in server.log(), timeout=TIMEOUT)
+
+    # Room for exactly the three waiting: the last accept() meets the limit again.
+    resource.prlimit(
+        server.process.pid, resource.RLIMIT_NOFILE, (server.limit_leaving_free(3), 256)
+    )
+    assert [client.receive().code for client in waiting] == [103] * 3
+    assert wait_until(lambda: "espol.accept_resumed" in server.log(), timeout=TIMEOUT)
+    episode = server.log()[log_before:].splitlines()
+    assert len(episode) == 2, f"{len(episode)} log lines: {episode[:8]}"
+    assert "accepted_meanwhile=3" in episode[1]
+    for client in [first, *waiting]:
         client.close()
