@@ -360,13 +360,10 @@ class GameRow:
 
     @property
     def outcome(self) -> str:
-        """``won``, ``lost``, ``drawn`` or ``ongoing``, from this player's side."""
+        """``won``, ``lost``, ``drawn``, ``aborted`` or ``ongoing``, from my side."""
         if self.game.is_active:
             return "ongoing"
-        winner = self.game.winner_colour
-        if winner is None:
-            return "drawn"
-        return "won" if winner == self.my_colour else "lost"
+        return _outcome_for_colour(self.game, self.my_colour)
 
     @property
     def deadline(self) -> dt.datetime | None:
@@ -443,9 +440,13 @@ class NotificationRow:
 def outcome_for(game: Game, player_id: int) -> str:
     """How the finished ``game`` went for ``player_id``: ``won``, ``lost``, ``drawn``,
     or ``aborted`` (ended with no result)."""
-    if game.result in (Game.Result.WHITE_WINS, Game.Result.BLACK_WINS):
-        winner = game.white_id if game.result == Game.Result.WHITE_WINS else game.black_id
-        return "won" if winner == player_id else "lost"
+    return _outcome_for_colour(game, rules.WHITE if player_id == game.white_id else rules.BLACK)
+
+
+def _outcome_for_colour(game: Game, colour: str) -> str:
+    winner = game.winner_colour
+    if winner is not None:
+        return "won" if winner == colour else "lost"
     if game.result == Game.Result.DRAW:
         return "drawn"
     return "aborted"

@@ -191,3 +191,31 @@ def test_the_link_to_the_rest_of_a_list_speaks_spanish(
 
     assert "2 partidas más esperan tu jugada" in section(html, "my-turn-games")
     assert "Partidas terminadas" in listed
+
+
+def test_each_finished_game_says_how_it_went_for_me_and_an_aborted_one_is_no_draw(
+    as_alice, alice, bob, carol, dave, start_game
+):
+    won = start_game(alice, bob)
+    services.resign(game_id=won.pk, player=bob)
+    lost = start_game(carol, alice)
+    services.resign(game_id=lost.pk, player=alice)
+    drawn = start_game(alice, dave)
+    services.offer_draw(game_id=drawn.pk, player=alice)
+    services.answer_draw(game_id=drawn.pk, player=dave, accept=True)
+    # Left by its first player before a move: aborted, with no result.
+    aborted = start_game(alice, carol)
+    services.abandon_games(player=alice)
+    aborted.refresh_from_db()
+    assert (aborted.result, aborted.termination) == ("*", "aborted")
+
+    html = text(as_alice.get(reverse("game_list", args=["finished"])))
+
+    def badge(game):
+        row = html.split(f'data-game-id="{game.pk}"')[1].split("</a>")[0]
+        return row.split('class="badge')[-1].split(">", 1)[1].split("</span>")[0].strip()
+
+    assert badge(won) == "won 1-0"
+    assert badge(lost) == "lost 1-0"
+    assert badge(drawn) == "draw ½–½"
+    assert badge(aborted) == "aborted"
