@@ -39,7 +39,7 @@ from accounts.models import NotificationKind
 from accounts.selectors import preferences_of
 from games import rules
 from games.models import Game, MailedMove, Notification
-from games.state import game_over_text
+from games.state import notification_subject, notification_text
 
 logger = logging.getLogger("ajedrez.mail")
 
@@ -153,15 +153,6 @@ def _give_back(recipient_id: int, game_id: int, claim: Claim) -> None:
         mine.update(sent_at=claim.previous)
 
 
-def waits_for(game: Game, player_id: int) -> bool:
-    """Whether ``game`` is in progress and waits for ``player_id`` (a move, or the answer
-    to a draw offer: the rule of the dashboard's "your move")."""
-    if not game.is_active:
-        return False
-    colour = game.colour_of(player_id)
-    return colour is not None and game.colour_on_clock == colour
-
-
 def deliver(notification_id: int, *, attempt: int = 1) -> str:
     """Send the mail of a notification if it still should go; says what was done."""
     from games.tasks import send_notification_mail
@@ -188,7 +179,7 @@ def deliver(notification_id: int, *, attempt: int = 1) -> str:
     claim = None
     game = notification.game
     if kind == NotificationKind.OPPONENT_MOVED:
-        if game is None or not waits_for(game, recipient.pk):
+        if game is None or not game.waits_for(recipient.pk):
             return "skipped: no longer their move"
         claim = _claim_move_mail(recipient.pk, game.pk, notification.created_at)
         if claim.later is not None:
@@ -225,77 +216,6 @@ def deliver(notification_id: int, *, attempt: int = 1) -> str:
     return "sent"
 
 
-def _subject_and_lead(notification: Notification) -> tuple[str, str]:
-    kind = notification.kind
-    actor = notification.actor.get_username() if notification.actor else _("Your opponent")
-    game = notification.game
-    number = game.public_id if game else ""
-    detail = notification.detail or {}
-    if kind == NotificationKind.OPPONENT_MOVED and game is not None:
-        san = game.last_move_san
-        return (
-            _("Your move in %(game)s against %(name)s") % {"game": number, "name": actor},
-            _("%(name)s played %(move)s. It is your move.") % {"name": actor, "move": san},
-        )
-    if kind == NotificationKind.CHALLENGE_RECEIVED:
-        return (
-            _("%(name)s challenges you") % {"name": actor},
-            _("%(name)s challenges you to a game. Accept or decline it on your page.")
-            % {"name": actor},
-        )
-    if kind == NotificationKind.CHALLENGE_ACCEPTED:
-        return (
-            _("%(name)s accepted your challenge") % {"name": actor},
-            _("%(name)s accepted your challenge: game %(game)s has begun.")
-            % {"name": actor, "game": number},
-        )
-    if kind == NotificationKind.CHALLENGE_DECLINED:
-        return (
-            _("%(name)s declined your challenge") % {"name": actor},
-            _("%(name)s declined your challenge.") % {"name": actor},
-        )
-    if kind == NotificationKind.DRAW_OFFERED:
-        return (
-            _("%(name)s offers a draw in %(game)s") % {"name": actor, "game": number},
-            _("%(name)s offers a draw. Accept or decline it on the game's page.")
-            % {"name": actor},
-        )
-    if kind == NotificationKind.DRAW_ANSWERED:
-        if detail.get("accepted"):
-            lead = _("%(name)s accepted your draw offer.") % {"name": actor}
-        else:
-            lead = _("%(name)s declined your draw offer.") % {"name": actor}
-        return _("Your draw offer in %(game)s") % {"game": number}, lead
-    if kind == NotificationKind.GAME_OVER and game is not None:
-        if (over := game_over_text(detail, number)) is not None:
-            subjects = {
-                "won": _("You won %(game)s"),
-                "lost": _("You lost %(game)s"),
-                "drawn": _("%(game)s was drawn"),
-                "aborted": _("%(game)s was aborted"),
-            }
-            return subjects[detail["outcome"]] % {"game": number}, over
-        how = game.get_termination_display() if game.termination else ""
-        return (
-            _("Game %(game)s is over: %(result)s") % {"game": number, "result": game.result},
-            _("Game %(game)s against %(name)s ended %(result)s (%(how)s).")
-            % {"game": number, "name": actor, "result": game.result, "how": how},
-        )
-    if kind == NotificationKind.LOW_TIME:
-        return (
-            _("24 hours left in %(game)s") % {"game": number},
-            _("Less than 24 hours are left on your clock in %(game)s.") % {"game": number},
-        )
-    if kind == NotificationKind.OPPONENT_ON_VACATION:
-        return (
-            _("%(name)s is on vacation") % {"name": actor},
-            _("%(name)s is on vacation: their clocks stand still until they return.")
-            % {"name": actor},
-        )
-    label = NotificationKind(kind).label
-    return str(label).capitalize(), str(label).capitalize()
-
-
 def _time_left(game: Game, now: datetime) -> str:
     if game.deadline is None or not game.is_active:
         return ""
@@ -319,7 +239,8 @@ def build_message(notification: Notification) -> EmailMultiAlternatives:
 def _build_message(notification: Notification) -> EmailMultiAlternatives:
     recipient = notification.recipient
     game = notification.game
-    subject, lead = _subject_and_lead(notification)
+    subject = notification_subject(notification)
+    lead = notification_text(notification)
     link = site_url(reverse("game_detail", args=[game.pk]) if game else reverse("dashboard"))
     stop_kind = site_url(
         reverse("mail_stop", args=[stop_token(recipient.pk, notification.kind)])

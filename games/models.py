@@ -283,6 +283,16 @@ class Game(models.Model):
     def player_to_move_id(self) -> int:
         return self.white_id if self.colour_to_move == rules.WHITE else self.black_id
 
+    @property
+    def player_on_clock_id(self) -> int:
+        """The player the game waits for (see ``colour_on_clock``)."""
+        return self.white_id if self.colour_on_clock == rules.WHITE else self.black_id
+
+    def waits_for(self, user_id: int) -> bool:
+        """Whether the game is in progress and its next step (a move, or the answer to a
+        draw offer) is ``user_id``'s: the rule of "your move" lists, badges and mail."""
+        return self.is_active and self.colour_of(user_id) == self.colour_on_clock
+
     def colour_of(self, user_id: int) -> str | None:
         """``"white"``, ``"black"``, or ``None`` when the user does not play here."""
         if user_id == self.white_id:

@@ -912,10 +912,6 @@ def _on_vacation(player_id: int) -> bool:
     return selectors.on_vacation([player_id]) == {player_id}
 
 
-def _player_on_clock(game: Game) -> int:
-    return game.white_id if game.colour_on_clock == rules.WHITE else game.black_id
-
-
 def _pause_for_vacation(game: Game, now: dt.datetime) -> bool:
     """The clock has just been set for the player it now waits for: stop it at once if
     that player is on vacation. A game without a clock costs no query. Returns whether
@@ -923,7 +919,7 @@ def _pause_for_vacation(game: Game, now: dt.datetime) -> bool:
     game.paused_at = None
     if game.deadline is None:
         return False
-    if _on_vacation(_player_on_clock(game)):
+    if _on_vacation(game.player_on_clock_id):
         game.paused_at = now
         return True
     return False
@@ -1155,7 +1151,7 @@ def start_vacation(*, player: Player) -> Vacation:
         game = _lock_game(game_id)
         if not game.is_active or game.deadline is None or game.paused_at is not None:
             continue
-        if _player_on_clock(game) == player.pk:
+        if game.player_on_clock_id == player.pk:
             game.paused_at = now
             _touch(game, now)
             game.save(update_fields=["paused_at", "updated_at", "version"])
@@ -1196,7 +1192,7 @@ def end_vacation(*, player: Player, now: dt.datetime | None = None) -> Vacation:
         game = _lock_game(game_id)
         if not game.is_active or game.paused_at is None or game.deadline is None:
             continue
-        if _player_on_clock(game) == player.pk:
+        if game.player_on_clock_id == player.pk:
             # The time left when the clock stopped, counted again from the return.
             warned = game.low_time_warned_for is not None and (
                 game.low_time_warned_for >= game.deadline

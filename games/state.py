@@ -392,11 +392,7 @@ class GameRow:
         """Whether the game's next step is mine. While a draw offer is pending nobody may
         move: the step is the answer, owed by the player the offer was made to, whoever
         is to move."""
-        if not self.game.is_active:
-            return False
-        if self.game.draw_offer_by:
-            return self.draw_offer_to_me
-        return self.my_turn
+        return self.game.is_active and self.game.colour_on_clock == self.my_colour
 
 
 def game_row(game: Game, player: Player) -> GameRow:
@@ -520,6 +516,43 @@ def notification_text(notification: Notification) -> str:
             "their move."
         ) % names
     return str(notification.get_kind_display())
+
+
+def notification_subject(notification: Notification) -> str:
+    """The notification as a headline (a mail's subject); :func:`notification_text` says
+    it whole. Reads the same rows."""
+    detail = notification.detail or {}
+    actor = notification.actor
+    names: dict[str, Any] = {
+        "name": actor.get_username() if actor is not None else gettext("Your opponent"),
+        "game": notification.game.public_id if notification.game is not None else "",
+    }
+    kind = notification.kind
+    if kind == NotificationKind.OPPONENT_MOVED:
+        return gettext("Your move in %(game)s against %(name)s") % names
+    if kind == NotificationKind.CHALLENGE_RECEIVED:
+        return gettext("%(name)s challenges you") % names
+    if kind == NotificationKind.CHALLENGE_ACCEPTED:
+        return gettext("%(name)s accepted your challenge") % names
+    if kind == NotificationKind.CHALLENGE_DECLINED:
+        return gettext("%(name)s declined your challenge") % names
+    if kind == NotificationKind.DRAW_OFFERED:
+        return gettext("%(name)s offers a draw in %(game)s") % names
+    if kind == NotificationKind.DRAW_ANSWERED:
+        return gettext("Your draw offer in %(game)s") % names
+    if kind == NotificationKind.GAME_OVER:
+        subjects = {
+            "won": gettext("You won %(game)s"),
+            "lost": gettext("You lost %(game)s"),
+            "drawn": gettext("%(game)s was drawn"),
+            "aborted": gettext("%(game)s was aborted"),
+        }
+        return subjects.get(str(detail.get("outcome")), gettext("%(game)s is over")) % names
+    if kind == NotificationKind.LOW_TIME:
+        return gettext("24 hours left in %(game)s") % names
+    if kind == NotificationKind.OPPONENT_ON_VACATION:
+        return gettext("%(name)s is on vacation") % names
+    return str(notification.get_kind_display()).capitalize()
 
 
 def notification_row(notification: Notification) -> NotificationRow:
