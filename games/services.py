@@ -425,7 +425,7 @@ def make_move(
     *,
     game_id: int,
     player: Player,
-    move_number: int,
+    move_number: int | None,
     move: str,
     reverse: bool = False,
     withdraws_offer: bool = False,
@@ -434,6 +434,9 @@ def make_move(
 
     ``move_number`` must be the game's next one: a stale or repeated submission is
     refused with :class:`~games.errors.WrongMoveNumber`, so a move is never applied twice.
+    ``None`` plays it as the next move, whichever that is when the game is read: for the
+    protocols whose clients send no number (chessirc, distribuido), where a repeated
+    submission is refused as not the player's turn.
     ``withdraws_offer``: the player's own pending draw offer is withdrawn by the move
     (chessirc's rule, where the player to move offers); otherwise a pending offer refuses
     every move.
@@ -452,12 +455,10 @@ def make_move(
     """
     checked = _check_before_writing(game_id, player, move_number, move, withdraws_offer)
     if checked is not None:
-        game, played = checked
+        game, number, played = checked
         try:
             with transaction.atomic():
-                uci = _play(
-                    game, player, move_number, move, reverse, withdraws_offer, checked=played
-                )
+                uci = _play(game, player, number, move, reverse, withdraws_offer, checked=played)
                 _play_conditional_replies(game, uci)
             return game
         except _Conflict:
@@ -473,10 +474,11 @@ def make_move(
 
 
 def _check_before_writing(
-    game_id: int, player: Player, move_number: int, move: str, withdraws_offer: bool
-) -> tuple[Game, rules.PlayedMove] | None:
-    """The game as read now and ``move`` checked on it, for :func:`_play` to write if the
-    game is still unchanged then; ``None``: play it on the locked game instead.
+    game_id: int, player: Player, move_number: int | None, move: str, withdraws_offer: bool
+) -> tuple[Game, int, rules.PlayedMove] | None:
+    """The game as read now, the move's number and ``move`` checked on it, for
+    :func:`_play` to write if the game is still unchanged then; ``None``: play it on the
+    locked game instead.
 
     A refusal that the game row alone decides (no such game, not a player, finished,
     time run out, stale number, not their turn, a draw offer pending) is given at once:
@@ -489,9 +491,10 @@ def _check_before_writing(
         game = Game.objects.select_related("white", "black").get(pk=game_id)
     except Game.DoesNotExist as exc:
         raise errors.GameNotFound() from exc
-    _check_move(game, player, move_number, withdraws_offer=withdraws_offer)
+    number = game.next_move_number if move_number is None else move_number
+    _check_move(game, player, number, withdraws_offer=withdraws_offer)
     try:
-        return game, _read_move_on(game, move)
+        return game, number, _read_move_on(game, move)
     except errors.DomainError:
         return None
 
@@ -501,13 +504,14 @@ def _make_move_locked(
     *,
     game_id: int,
     player: Player,
-    move_number: int,
+    move_number: int | None,
     move: str,
     reverse: bool,
     withdraws_offer: bool,
 ) -> Game:
     game = _lock_game(game_id)
-    played = _play(game, player, move_number, move, reverse, withdraws_offer)
+    number = game.next_move_number if move_number is None else move_number
+    played = _play(game, player, number, move, reverse, withdraws_offer)
     _play_conditional_replies(game, played)
     return game
 
@@ -740,6 +744,19 @@ def offer_draw(*, game_id: int, player: Player) -> Game:
 
 @_on_the_clock
 @transaction.atomic
+def offer_or_accept_draw(*, game_id: int, player: Player) -> tuple[str, Game]:
+    """chessirc's one ``draw`` command: the player to move offers a draw, the other
+    accepts the one offered. Decided on the locked game, so a move through another door
+    in between cannot turn an acceptance into an offer. Returns ``"offered"`` or
+    ``"accepted"``, and the game."""
+    game = _lock_game(game_id)
+    if _colour_in(game, player) == game.colour_to_move:
+        return "offered", offer_draw(game_id=game_id, player=player)
+    return "accepted", answer_draw(game_id=game_id, player=player, accept=True)
+
+
+@_on_the_clock
+@transaction.atomic
 def answer_draw(*, game_id: int, player: Player, accept: bool) -> Game:
     """``player`` accepts (the game is drawn) or declines the opponent's draw offer (RTBL).
 
@@ -862,6 +879,27 @@ def abandon_game(*, game_id: int, player: Player) -> Game:
     game = _lock_game(game_id)
     _colour_in(game, player)
     _require_active(game)
+    _abandon(game, player, timezone.now())
+    return game
+
+
+@transaction.atomic
+def leave_gateway_game(*, game_id: int, player: Player | None = None) -> Game | None:
+    """A gateway's session closed with ``game_id`` unfinished. Nothing can bring a guest
+    back to its game (the name lives as long as the connection), so the guest ``player``
+    leaves it for good (:func:`abandon_game`); without ``player``, the one the game waits
+    for, when a guest (chessirc, where one connection may hold both sides). A registered
+    player keeps the game, to go on through another door. Returns the game when this
+    ended it, ``None`` when nothing changed."""
+    game = _lock_game(game_id)
+    if not game.is_active:
+        return None
+    if player is None:
+        player = game.white if game.colour_to_move == rules.WHITE else game.black
+    elif game.colour_of(player.pk) is None:
+        return None
+    if not account_selectors.is_guest(player.pk):
+        return None
     _abandon(game, player, timezone.now())
     return game
 

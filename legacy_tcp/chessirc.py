@@ -15,7 +15,6 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from accounts import selectors as account_selectors
 from accounts.errors import DomainError
 from accounts.types import Player
 from accounts.validators import channel_validator
@@ -81,22 +80,15 @@ def start(white: Player, black: Player, fen: str, site: str) -> GameView:
 
 
 def move(game_id: int, player: Player, text: str) -> GameView:
-    expected = selectors.game(game_id).next_move_number
     services.make_move(
-        game_id=game_id, player=player, move_number=expected, move=text, withdraws_offer=True
+        game_id=game_id, player=player, move_number=None, move=text, withdraws_offer=True
     )
     return view(game_id)
 
 
 def draw(game_id: int, player: Player) -> tuple[str, GameView]:
-    """The player to move offers a draw; the other accepts the one offered."""
-    game = selectors.game(game_id)
-    colour = game.colour_of(player.pk)
-    if colour == game.colour_to_move:
-        services.offer_draw(game_id=game_id, player=player)
-        return "offered", view(game_id)
-    services.answer_draw(game_id=game_id, player=player, accept=True)
-    return "accepted", view(game_id)
+    what, _game = services.offer_or_accept_draw(game_id=game_id, player=player)
+    return what, view(game_id)
 
 
 def resign(game_id: int, player: Player) -> GameView:
@@ -105,14 +97,9 @@ def resign(game_id: int, player: Player) -> GameView:
 
 
 def abandon(game_id: int) -> None:
-    """The session closed with its game unfinished: lost by the side it waited for."""
-    game = selectors.game(game_id)
-    if not game.is_active:
-        return
-    player = game.white if game.colour_to_move == rules.WHITE else game.black
-    if account_selectors.is_guest(player.pk):
-        with contextlib.suppress(errors.GameFinished):
-            services.abandon_game(game_id=game_id, player=player)
+    """The session closed with its game unfinished: lost by the guest it waited for."""
+    with contextlib.suppress(errors.GameNotFound):
+        services.leave_gateway_game(game_id=game_id)
 
 
 # --------------------------------------------------------------------------- the server

@@ -80,11 +80,9 @@ def start(white: Player, black: Player, days_per_move: int | None) -> GameView:
 
 
 def move(game_id: int, player: Player, text: str) -> GameView:
-    # The number the game expects now: another door may have moved since we last looked,
-    # and the service refuses a stale one rather than playing it twice.
-    expected = selectors.game(game_id).next_move_number
+    # The protocol sends no move number: the game's next one, whichever it is now.
     return GameView.of(
-        services.make_move(game_id=game_id, player=player, move_number=expected, move=text)
+        services.make_move(game_id=game_id, player=player, move_number=None, move=text)
     )
 
 
@@ -93,8 +91,8 @@ def resign(game_id: int, player: Player) -> GameView:
 
 
 def abandon(game_id: int, player: Player) -> None:
-    with contextlib.suppress(errors.GameFinished, errors.GameNotFound, errors.NotAPlayer):
-        services.abandon_game(game_id=game_id, player=player)
+    with contextlib.suppress(errors.GameNotFound):
+        services.leave_gateway_game(game_id=game_id, player=player)
 
 
 def read_game(game_id: int) -> GameView:

@@ -7,6 +7,7 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
+from accounts.models import GuestIdentity
 from games import errors, services
 from games.models import Challenge, Game, Move
 from tests.games.knight_walks import knight_walk
@@ -305,3 +306,63 @@ def test_purge_refuses_negative_days(alice, bob, start_game):
     with pytest.raises(ValueError):
         services.delete_finished_games(older_than_days=-1)
     assert Game.objects.count() == 1
+
+
+# --------------------------------------------------------------------------- gateway doors
+
+
+@pytest.fixture
+def guest(make_player):
+    player = make_player("ana@chessirc")
+    GuestIdentity.objects.create(player=player, gateway="chessirc", name="ana")
+    return player
+
+
+def test_one_draw_command_offers_when_to_move_and_accepts_when_offered(game, alice, bob, play):
+    play(game, "e4")  # black to move
+    what, after = services.offer_or_accept_draw(game_id=game.pk, player=bob)
+    assert (what, after.draw_offer_by) == ("offered", "black")
+    what, after = services.offer_or_accept_draw(game_id=game.pk, player=alice)
+    assert (what, after.result, after.termination) == ("accepted", "1/2-1/2", "agreement")
+
+
+def test_the_draw_command_of_the_player_not_to_move_without_an_offer_is_refused(game, bob):
+    version = game.version
+    with pytest.raises(errors.NoDrawOffer):
+        services.offer_or_accept_draw(game_id=game.pk, player=bob)
+    game.refresh_from_db()
+    assert (game.version, game.draw_offer_by) == (version, "")
+
+
+def test_a_move_without_a_number_is_the_next_one_and_a_repeat_is_not_played_twice(game, alice):
+    after = services.make_move(game_id=game.pk, player=alice, move_number=None, move="e4")
+    assert after.next_move_number == 2
+    with pytest.raises(errors.NotYourTurn):
+        services.make_move(game_id=game.pk, player=alice, move_number=None, move="e4")
+    assert list(Move.objects.filter(game=game).values_list("san", flat=True)) == ["e4"]
+
+
+def test_a_closed_gateway_session_ends_the_game_of_the_guest_it_waits_for(alice, guest, play):
+    game = services.start_gateway_game(white=alice, black=guest)
+    play(game, "e4", "e5", "Nf3")  # the guest to move, having moved
+    ended = services.leave_gateway_game(game_id=game.pk)
+    assert ended is not None
+    assert state(game)[:3] == ("finished", "1-0", "abandonment")
+    assert services.leave_gateway_game(game_id=game.pk) is None  # already over
+
+
+def test_a_guest_leaving_before_their_first_move_aborts_the_game(alice, guest, play):
+    game = services.start_gateway_game(white=alice, black=guest)
+    play(game, "e4")
+    assert services.leave_gateway_game(game_id=game.pk, player=guest) is not None
+    assert state(game)[:3] == ("finished", "*", "aborted")
+
+
+def test_a_registered_player_keeps_a_game_whose_gateway_session_closed(alice, carol, guest):
+    game = services.start_gateway_game(white=alice, black=guest)  # alice to move
+    version = game.version
+    assert services.leave_gateway_game(game_id=game.pk) is None
+    assert services.leave_gateway_game(game_id=game.pk, player=alice) is None
+    # Someone not in the game changes nothing either.
+    assert services.leave_gateway_game(game_id=game.pk, player=carol) is None
+    assert state(game)[0] == "active" and state(game)[-1] == version
