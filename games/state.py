@@ -411,11 +411,8 @@ def game_row(game: Game, player: Player) -> GameRow:
 
 def awaiting_count(player: Player) -> int:
     """How many of ``player``'s games wait for them (a move, or an answer to a draw
-    offer), by :attr:`GameRow.waits_for_me`: one query."""
-    games = Game.objects.of_player(player, status=Game.Status.ACTIVE).select_related(
-        "white", "black"
-    )
-    return sum(1 for g in games if game_row(g, player).waits_for_me)
+    offer): the "your move" list counted by the database, one query."""
+    return selectors.games_waiting_for(player).order_by().count()
 
 
 # --------------------------------------------------------------------------- notifications

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from django.urls import reverse
 
-from games import services
+from games import selectors, services, state
+from games.models import Game
+from games.state import game_row
 
 
 def test_every_page_says_how_many_games_await_me(
@@ -36,3 +38,28 @@ def test_the_count_refuses_a_post(as_alice):
 
 def test_anonymous_pages_carry_no_count(client, db):
     assert "data-awaiting" not in client.get(reverse("login")).content.decode()
+
+
+def test_the_count_is_the_your_move_list_whatever_the_games_hold(
+    alice, bob, carol, make_player, start_game, play
+):
+    dave, erin, fred = (make_player(name) for name in ("dave", "erin", "fred"))
+    start_game(alice, bob)  # alice to move
+    play(start_game(alice, carol), "e4")  # carol to move
+    offered_to_alice = play(start_game(dave, alice), "e4")
+    services.offer_draw(game_id=offered_to_alice.pk, player=dave)  # alice owes the answer
+    offered_by_alice = start_game(alice, erin)
+    services.offer_draw(game_id=offered_by_alice.pk, player=alice)  # erin owes it
+    services.resign(game_id=start_game(fred, alice).pk, player=fred)  # over
+
+    for player in (alice, bob, carol, dave, erin, fred):
+        rows = [
+            game_row(g, player)
+            for g in Game.objects.of_player(player, status=Game.Status.ACTIVE).select_related(
+                "white", "black"
+            )
+        ]
+        expected = sum(row.waits_for_me for row in rows)
+        assert state.awaiting_count(player) == expected
+        assert selectors.games_waiting_for(player).count() == expected
+    assert [state.awaiting_count(p) for p in (alice, carol, erin, fred)] == [2, 1, 1, 0]
