@@ -14,7 +14,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from accounts import errors as account_errors
 from accounts import selectors as account_selectors
@@ -117,7 +117,7 @@ def _player_or_404(username: str) -> Player:
 
 
 @login_required
-@require_GET
+@require_safe
 def archive(request: AuthenticatedRequest, username: str) -> HttpResponse:
     """The player's finished games, latest first, 25 a page, with filters and a search."""
     player = _player_or_404(username)
@@ -147,7 +147,7 @@ def archive(request: AuthenticatedRequest, username: str) -> HttpResponse:
 
 
 @login_required
-@require_GET
+@require_safe
 def archive_pgn(request: AuthenticatedRequest, username: str) -> HttpResponse:
     """Every game the archive shows with these filters (all pages, up to 2,000), as one
     PGN file."""

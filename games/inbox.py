@@ -7,7 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_POST, require_safe
 
 from accounts.types import AuthenticatedRequest
 from games import notifications, selectors, state
@@ -16,7 +16,7 @@ NOTIFICATIONS_PER_PAGE = 30
 
 
 @login_required
-@require_GET
+@require_safe
 def notification_list(request: AuthenticatedRequest) -> HttpResponse:
     """My notifications, newest first, the unread ones marked. Reading the list marks
     nothing: each is read when opened, or all at once with the button."""
@@ -35,6 +35,7 @@ def notification_list(request: AuthenticatedRequest) -> HttpResponse:
 
 
 @login_required
+# GET only, not HEAD: following the link marks the notification read.
 @require_GET
 def notification_open(request: AuthenticatedRequest, pk: int) -> HttpResponseRedirect:
     """Open one of my notifications: it is marked read and I land on its game (or the

@@ -23,7 +23,7 @@ from django.utils.functional import Promise
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts import errors as account_errors
 from accounts import selectors as account_selectors
@@ -91,7 +91,7 @@ def dashboard_context(player: Player) -> dict[str, object]:
 
 
 @login_required
-@require_GET
+@require_safe
 def dashboard(request: AuthenticatedRequest) -> HttpResponse:
     """My games and challenges. ``?partial=1`` returns only the part that changes live."""
     context = dashboard_context(request.user)
@@ -130,7 +130,7 @@ class LiveGame:
 
 
 @login_required
-@require_GET
+@require_safe
 def game_list(request: AuthenticatedRequest, section: str) -> HttpResponse:
     """One of the player's game lists, a page at a time (``?page=n``)."""
     try:
@@ -148,7 +148,7 @@ def game_list(request: AuthenticatedRequest, section: str) -> HttpResponse:
 
 
 @login_required
-@require_GET
+@require_safe
 def live_games(request: AuthenticatedRequest) -> HttpResponse:
     """Games in progress, any of which a logged-in player may open and watch; filtered
     by a player's name and by rated or unrated. ``?partial=1``: only the list, which the
@@ -319,7 +319,7 @@ def _relations(player: Player) -> dict[int, Relation]:
 
 
 @login_required
-@require_GET
+@require_safe
 def players(request: AuthenticatedRequest) -> HttpResponse:
     """Active players, searchable by user name or full name, with a challenge button."""
     query = request.GET.get("q", "").strip()
@@ -336,7 +336,7 @@ def players(request: AuthenticatedRequest) -> HttpResponse:
 
 
 @login_required
-@require_GET
+@require_safe
 def player_detail(request: AuthenticatedRequest, username: str) -> HttpResponse:
     """A player's record (wins, losses, draws, rating) and recent games."""
     try:
@@ -423,7 +423,7 @@ def vacation(request: AuthenticatedRequest) -> HttpResponse:
 
 
 @login_required
-@require_GET
+@require_safe
 def awaiting(request: AuthenticatedRequest) -> JsonResponse:
     """How many games wait for me, and my unread notifications, as JSON: every page's
     tab title and bell show them."""

@@ -21,7 +21,12 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import (
+    require_GET,
+    require_http_methods,
+    require_POST,
+    require_safe,
+)
 
 from accounts.models import Preferences
 from accounts.selectors import preferences_of
@@ -120,6 +125,7 @@ def _js_strings() -> dict[str, str]:
 
 
 @login_required
+# GET only, not HEAD: opening the page marks the game's notifications read.
 @require_GET
 def game_detail(request: AuthenticatedRequest, pk: int) -> HttpResponse:
     """The game page: board, moves, status bar and actions; read-only for watchers.
@@ -204,7 +210,7 @@ def _game_page(
 
 
 @login_required
-@require_GET
+@require_safe
 def game_state_view(request: AuthenticatedRequest, pk: int) -> JsonResponse:
     """The snapshot as JSON (``?after=n``: only moves after n): the page polls it when
     the WebSocket is down."""
@@ -220,7 +226,7 @@ def game_state_view(request: AuthenticatedRequest, pk: int) -> JsonResponse:
 
 
 @login_required
-@require_GET
+@require_safe
 def game_pgn(request: AuthenticatedRequest, pk: int) -> HttpResponse:
     """The game as a PGN file named after its public id."""
     game = _game_or_404(pk)
@@ -364,7 +370,7 @@ def game_move(request: AuthenticatedRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-@require_GET
+@require_safe
 def game_move_preview(request: AuthenticatedRequest, pk: int) -> JsonResponse:
     """What a typed move would be (``?number=&move=``), as JSON: its UCI and SAN, or the
     error playing it would meet. Nothing is played: the page shows the move on the board

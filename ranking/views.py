@@ -7,7 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from ranking import selectors
 
@@ -15,7 +15,7 @@ RECORDS_PER_PAGE = 25
 
 
 @login_required
-@require_GET
+@require_safe
 def ranking(request: HttpRequest) -> HttpResponse:
     """Top ten by wins among players with a win (ties: fewer games, then name), then
     every player, sortable."""
