@@ -10,6 +10,7 @@ from django.conf import settings
 from django.contrib.auth import password_validation
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.hashers import check_password
+from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import NotificationKind, Preferences, SubscriptionRequest
@@ -181,6 +182,7 @@ class PreferencesForm(forms.ModelForm):
             "sound",
             "show_status_bar",
             "confirm_moves",
+            "language",
             "mail",
         ]
         widgets = {
@@ -206,6 +208,20 @@ class PreferencesForm(forms.ModelForm):
             self.fields[self.mail_field(kind)] = forms.BooleanField(
                 label=kind.label, required=False, initial=self.instance.mail_kind_on(kind)
             )
+        site_language = translation.get_language_info(settings.LANGUAGE_CODE)["name_local"]
+        language = self.fields["language"]
+        assert isinstance(language, forms.TypedChoiceField)
+        language.choices = [
+            ("", _("Not chosen (e-mail in %(language)s)") % {"language": site_language}),
+            *[
+                (code, translation.get_language_info(code)["name_local"].capitalize())
+                for code, _name in settings.LANGUAGES
+            ],
+        ]
+        language.help_text = _(
+            "The pages take it each time you log in, on any computer, and your e-mail is "
+            "written in it. The language menu at the top of every page sets it too."
+        )
         self.fields["mail"].help_text = _(
             "Only while you are away from the site, at the address you subscribed with; "
             "at most one “your move” e-mail per game every %(hours)s hours."
@@ -220,8 +236,11 @@ class PreferencesForm(forms.ModelForm):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
-        cleaned["mail_kinds"] = {
+        kinds = {
             str(kind): bool(cleaned.pop(self.mail_field(kind), False))
             for kind in NotificationKind
         }
+        # With all mail off the page greys the switches out and a browser sends none of
+        # them: the player's choices per kind stay for when mail is turned on again.
+        cleaned["mail_kinds"] = kinds if cleaned.get("mail") else self.instance.mail_kinds
         return cleaned

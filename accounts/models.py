@@ -165,6 +165,11 @@ class Preferences(models.Model):
     # later starts at its default (MAILED_BY_DEFAULT) for everyone.
     mail = models.BooleanField(_("send me e-mail"), default=True)
     mail_kinds = models.JSONField(_("kinds of e-mail"), default=dict, blank=True)
+    # The language last chosen while logged in: pages take it at each login (on any
+    # machine) and mail is written in it. Empty: the site's language.
+    language = models.CharField(
+        _("language"), max_length=8, choices=settings.LANGUAGES, blank=True, default=""
+    )
 
     # The fields of the look, which "Restore the defaults" resets; mail choices stay.
     LOOK_FIELDS = (

@@ -186,6 +186,14 @@ def save_preferences(*, player: Player, values: dict[str, object]) -> Preference
     return preferences
 
 
+def set_language(*, player: Player, language: str) -> None:
+    """Remember ``language`` (one of ``settings.LANGUAGES``) as ``player``'s: the language
+    switcher used while logged in. Another value is ignored, as Django's switcher does."""
+    if language not in dict(settings.LANGUAGES):
+        return
+    Preferences.objects.update_or_create(player=player, defaults={"language": language})
+
+
 def restore_default_preferences(*, player: Player) -> None:
     """Back to the default look (seed 000: "Color Default"). The mail choices stay: a
     player who stopped some mail must not get it again for resetting the board."""

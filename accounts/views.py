@@ -16,10 +16,12 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
+from django.views.i18n import set_language as django_set_language
 
 from accounts import errors, services, throttling
 from accounts.forms import LoginForm, PreferencesForm, SubscriptionForm
@@ -34,6 +36,38 @@ User = get_user_model()
 class AjedrezLoginView(LoginView):
     form_class = LoginForm
     redirect_authenticated_user = True
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        # The player's language follows them to whatever computer they log in from.
+        language = preferences_of(form.get_user()).language
+        if language:
+            _set_language_cookie(response, language)
+        return response
+
+
+def _set_language_cookie(response: HttpResponse, language: str) -> None:
+    """What Django's own language switcher sets, with the same cookie settings."""
+    response.set_cookie(
+        settings.LANGUAGE_COOKIE_NAME,
+        language,
+        max_age=settings.LANGUAGE_COOKIE_AGE,
+        path=settings.LANGUAGE_COOKIE_PATH,
+        domain=settings.LANGUAGE_COOKIE_DOMAIN,
+        secure=settings.LANGUAGE_COOKIE_SECURE,
+        httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
+        samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+    )
+
+
+@require_POST
+def set_language(request: HttpRequest) -> HttpResponse:
+    """The language menu of every page: Django's switcher, which also remembers the
+    choice of a logged-in player (for their next login and their e-mail)."""
+    response = django_set_language(request)
+    if request.user.is_authenticated:
+        services.set_language(player=request.user, language=request.POST.get("language", ""))
+    return response
 
 
 def login_locked_out(
@@ -110,8 +144,15 @@ def preferences(request: AuthenticatedRequest) -> HttpResponse:
     form = PreferencesForm(request.POST or None, instance=preferences_of(request.user))
     if request.method == "POST" and form.is_valid():
         services.save_preferences(player=request.user, values=form.cleaned_data)
+        language = form.cleaned_data.get("language")
+        if language:
+            # The message and the page after it in the language just chosen.
+            translation.activate(language)
         messages.success(request, _("Your preferences were saved."))
-        return redirect("preferences")
+        response = redirect("preferences")
+        if language:
+            _set_language_cookie(response, language)
+        return response
     return render(request, "accounts/preferences.html", {"form": form})
 
 

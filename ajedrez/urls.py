@@ -5,6 +5,8 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from accounts import views as accounts_views
+
 
 class FaviconView(RedirectView):
     """``/favicon.ico``, which browsers ask for on pages without an icon link (a PDF,
@@ -20,7 +22,8 @@ class FaviconView(RedirectView):
 urlpatterns = [
     path("favicon.ico", FaviconView.as_view()),
     path("admin/", admin.site.urls),
-    path("i18n/", include("django.conf.urls.i18n")),
+    # Django's language switcher (django.conf.urls.i18n), remembering a player's choice.
+    path("i18n/setlang/", accounts_views.set_language, name="set_language"),
     path("accounts/", include("accounts.urls")),
     path("games/", include("games.urls")),
     path("ranking/", include("ranking.urls")),

@@ -229,10 +229,11 @@ def _time_left(game: Game, now: datetime) -> str:
 
 
 def build_message(notification: Notification) -> EmailMultiAlternatives:
-    """The mail of ``notification``: subject, plain text and HTML, in the site's
-    language (the project keeps no language per player), with the one-click links to
-    stop this kind or all mail and the RFC 8058 headers."""
-    with translation.override(settings.LANGUAGE_CODE):
+    """The mail of ``notification``: subject, plain text and HTML, in the recipient's
+    language (the site's when they chose none), with the one-click links to stop this
+    kind or all mail and the RFC 8058 headers."""
+    language = preferences_of(notification.recipient).language or settings.LANGUAGE_CODE
+    with translation.override(language):
         return _build_message(notification)
 
 

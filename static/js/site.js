@@ -11,4 +11,14 @@
       event.preventDefault();
     }
   });
+
+  // data-enabled-by="id" on a fieldset: usable only while the checkbox with that id is
+  // ticked (the kinds of e-mail, under "send me e-mail").
+  for (const fieldset of document.querySelectorAll("fieldset[data-enabled-by]")) {
+    const checkbox = document.getElementById(fieldset.dataset.enabledBy);
+    if (!checkbox) continue;
+    const follow = () => { fieldset.disabled = !checkbox.checked; };
+    checkbox.addEventListener("change", follow);
+    follow();
+  }
 })();

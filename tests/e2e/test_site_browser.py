@@ -135,3 +135,31 @@ def test_site_speaks_spanish_to_a_spanish_browser(new_page, alice, club, screens
     page.goto(f"/games/{club['in_progress'].pk}/")
     expect(page.locator("#status-connection")).to_have_text("conectado")
     screenshot(page, "game-es")
+
+
+def test_the_language_menu_is_remembered_and_the_mail_kinds_follow_the_mail_switch(
+    new_page, alice, club
+):
+    from accounts.selectors import preferences_of
+
+    page = new_page(alice)
+    page.goto("/accounts/preferences/")
+    page.locator("#language-form button.dropdown-toggle").click()
+    page.locator("#language-form button[name=language][value=es]").click()
+    expect(page.locator("main h1").first).to_have_text("Preferencias")
+    assert preferences_of(alice).language == "es"
+    expect(page.locator("#id_language")).to_have_value("es")
+
+    # "Send me e-mail" off greys out the kinds; on again, they are as they were.
+    kinds = page.locator("#id_mail_opponent_moved")  # one of the switches in the fieldset
+    expect(kinds).to_be_enabled()
+    page.locator("#id_mail").uncheck()
+    expect(kinds).to_be_disabled()
+    page.get_by_role("button", name="Guardar").click()
+    expect(page.locator(".alert-success")).to_contain_text("Se guardaron tus preferencias.")
+    expect(kinds).to_be_disabled()
+    expect(page.locator("#id_mail_opponent_moved")).to_be_checked()
+    page.locator("#id_mail").check()
+    expect(kinds).to_be_enabled()
+    assert not preferences_of(alice).mail
+    assert preferences_of(alice).mail_kind_on("opponent_moved")

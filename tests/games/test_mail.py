@@ -281,6 +281,40 @@ def test_preferences_turn_kinds_of_mail_on_and_off(alice):
     assert prefs.wants_mail(NotificationKind.OPPONENT_MOVED)
 
 
+def test_all_mail_off_keeps_the_kinds_chosen_for_when_it_is_on_again(alice):
+    client = Client()
+    client.force_login(alice)
+    client.post(reverse("preferences"), _preferences_post(mail_opponent_on_vacation="on"))
+    # All mail off: the page greys the kinds out, so the browser sends none of them.
+    page = client.get(reverse("preferences")).content.decode()
+    assert 'id="mail-kinds" data-enabled-by="id_mail">' in page
+    off = {k: v for k, v in _preferences_post(mail=None).items() if not k.startswith("mail_")}
+    assert client.post(reverse("preferences"), off).status_code == 302
+    page = client.get(reverse("preferences")).content.decode()
+    assert 'id="mail-kinds" data-enabled-by="id_mail" disabled>' in page
+    assert not preferences_of(alice).wants_mail(NotificationKind.OPPONENT_ON_VACATION)
+
+    client.post(reverse("preferences"), _preferences_post(mail_opponent_on_vacation="on"))
+    again = preferences_of(alice)
+    assert again.wants_mail(NotificationKind.OPPONENT_ON_VACATION)
+    assert not again.wants_mail(NotificationKind.CHALLENGE_RECEIVED)
+
+
+def test_mail_is_written_in_the_recipients_language(
+    players, moved_game, settings
+):
+    _alice, bob = players
+    note = Notification.objects.get(
+        recipient=bob, game=moved_game, kind=NotificationKind.OPPONENT_MOVED
+    )
+    settings.LANGUAGE_CODE = "en"
+    assert mail.build_message(note).subject.startswith("[Ajedrez] Your move in")
+    Preferences.objects.update_or_create(player=bob, defaults={"language": "es"})
+    spanish = mail.build_message(note)
+    assert spanish.subject.startswith("[Ajedrez] Te toca en"), spanish.subject
+    assert "alice jugó e4" in spanish.body, spanish.body[:200]
+
+
 def test_preferences_with_bad_input_save_nothing(alice):
     client = Client()
     client.force_login(alice)
