@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import logging
 import threading
+from datetime import timedelta
 
 from django.db import connections
+from django.utils import timezone
 from django.utils.crypto import get_random_string
 from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
@@ -131,3 +133,15 @@ class WorkerThread(threading.Thread):
 
 
 logging.getLogger("django_tasks_db").addFilter(_DropBatchChatter())
+
+
+def requeue_stale(*, older_than: timedelta) -> int:
+    """Put back in the queue the tasks marked running since before ``older_than`` ago:
+    claimed by a worker that died in the middle (django-tasks-db has no lease to expire
+    such a claim). Each runs again from the start; a mail task checks again whether
+    its mail is still wanted. Returns how many."""
+    stale = DBTaskResult.objects.running().filter(started_at__lt=timezone.now() - older_than)
+    count = stale.update(status="READY")
+    if count:
+        logger.warning("put %d stale running task(s) back in the queue", count)
+    return count

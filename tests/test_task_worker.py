@@ -126,3 +126,42 @@ def test_the_worker_outlives_a_database_that_fails_and_logs_it_once(monkeypatch,
     assert [level for level, _ in said] == ["INFO", "ERROR", "WARNING", "INFO"], said
     assert "cannot read the queue" in said[1][1] and "reads the queue again" in said[2][1]
     assert len(pauses) == 6
+
+
+def test_tasks_left_running_by_a_dead_worker_are_queued_again_and_run():
+    from datetime import timedelta
+    from io import StringIO
+
+    from django.core.management import call_command
+    from django.utils import timezone
+
+    send_notification_mail.enqueue(999_999)
+    send_notification_mail.enqueue(999_998)
+    dead, busy = DBTaskResult.objects.order_by("enqueued_at", "id")
+    # Claimed as the library claims, by a worker that then died (or is still at it).
+    dead.claim("killed-worker")
+    busy.claim("live-worker")
+    DBTaskResult.objects.filter(pk=dead.pk).update(
+        started_at=timezone.now() - timedelta(minutes=11)
+    )
+    out = StringIO()
+    call_command("requeue_stale_tasks", stdout=out)
+    assert "Put 1 task(s)" in out.getvalue()
+    assert dict(DBTaskResult.objects.values_list("pk", "status")) == {
+        dead.pk: "READY", busy.pk: "RUNNING"
+    }
+    worker().look_and_run()
+    dead.refresh_from_db()
+    assert dead.status == "SUCCESSFUL"
+    assert dead.return_value.startswith("skipped: the notification is gone")
+
+
+@pytest.mark.parametrize("minutes", ["0", "1", "-5", "ten"])
+def test_requeueing_refuses_a_time_a_live_send_could_still_take(minutes):
+    from django.core.management import CommandError, call_command
+
+    send_notification_mail.enqueue(999_999)
+    DBTaskResult.objects.get().claim("live-worker")
+    with pytest.raises(CommandError):
+        call_command("requeue_stale_tasks", "--minutes", minutes)
+    assert DBTaskResult.objects.get().status == "RUNNING"
