@@ -54,3 +54,17 @@ def pgn_time_control(days: int | None) -> str:
     if days is None:
         return "-"
     return f"1/{days * 86_400}"
+
+
+def left_text(left: dt.timedelta) -> str:
+    """``2d 5h left``: the time left on a clock as pages (before their script counts
+    down) and e-mail show it."""
+    seconds = max(0, int(left.total_seconds()))
+    days, rest = divmod(seconds, 86_400)
+    hours, rest = divmod(rest, 3_600)
+    minutes = rest // 60
+    if days:
+        return gettext("%(days)dd %(hours)dh left") % {"days": days, "hours": hours}
+    if hours:
+        return gettext("%(hours)dh %(minutes)dm left") % {"hours": hours, "minutes": minutes}
+    return gettext("%(minutes)dm left") % {"minutes": minutes}

@@ -31,13 +31,12 @@ from django.db import IntegrityError, transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
-from django.utils.translation import gettext as _
 
 from accounts import presence
 from accounts.mail_links import stop_token
 from accounts.models import NotificationKind
 from accounts.selectors import preferences_of
-from games import rules
+from games import clock, rules
 from games.models import Game, MailedMove, Notification
 from games.state import notification_subject, notification_text
 
@@ -220,12 +219,7 @@ def _time_left(game: Game, now: datetime) -> str:
     if game.deadline is None or not game.is_active:
         return ""
     # A clock stopped for a vacation keeps what it had when it stopped.
-    left = max(game.deadline - (game.paused_at or now), timedelta(0))
-    days, seconds = left.days, left.seconds
-    hours, minutes = seconds // 3600, seconds % 3600 // 60
-    if days:
-        return _("%(days)d d %(hours)d h") % {"days": days, "hours": hours}
-    return _("%(hours)d h %(minutes)d min") % {"hours": hours, "minutes": minutes}
+    return clock.left_text(game.deadline - (game.paused_at or now))
 
 
 def build_message(notification: Notification) -> EmailMultiAlternatives:
@@ -277,7 +271,8 @@ def _build_message(notification: Notification) -> EmailMultiAlternatives:
             + "\n"
             + " ".join(square.name[0] for square in rows[-1]),
             last_move=game.last_move_san,
-            time_left=_time_left(game, timezone.now()),
+            # Only the recipient's own clock: the time they have for the step owed.
+            time_left=_time_left(game, timezone.now()) if game.waits_for(recipient.pk) else "",
             white=game.white.get_username(),
             black=game.black.get_username(),
         )

@@ -46,7 +46,7 @@ def countdown(deadline: dt.datetime | None, mine: bool = False) -> str:
         "1" if mine else "0",
         gettext("time is up"),
         deadline.strftime("%Y-%m-%d %H:%M UTC"),
-        _rough(left),
+        clock.left_text(left),
     )
 
 
@@ -55,17 +55,4 @@ def time_left(deadline: dt.datetime | None) -> str:
     """``2d 5h left``: the time until ``deadline``, as a first text before the script."""
     if deadline is None:
         return ""
-    return _rough(max(dt.timedelta(0), deadline - dt.datetime.now(dt.UTC)))
-
-
-def _rough(left: dt.timedelta) -> str:
-    """The first text, before the script takes over (and without a script)."""
-    seconds = int(left.total_seconds())
-    days, rest = divmod(seconds, 86_400)
-    hours, rest = divmod(rest, 3_600)
-    minutes = rest // 60
-    if days:
-        return gettext("%(days)dd %(hours)dh left") % {"days": days, "hours": hours}
-    if hours:
-        return gettext("%(hours)dh %(minutes)dm left") % {"hours": hours, "minutes": minutes}
-    return gettext("%(minutes)dm left") % {"minutes": minutes}
+    return clock.left_text(max(dt.timedelta(0), deadline - dt.datetime.now(dt.UTC)))

@@ -401,7 +401,7 @@ def test_your_move_mail_as_rendered(players, moved_game):
     assert f"alice played e4 in {moved_game.public_id}: your move." in message.body
     assert link in message.body
     assert "Last move: e4" in message.body
-    assert "Time left:" in message.body or moved_game.deadline is None
+    assert moved_game.deadline is None and "Your clock" not in message.body  # no clock
     # The text diagram from black's side: black's pieces at the bottom.
     lines = message.body.splitlines()
     assert any(line.startswith("♖ ♘ ♗ ♔ ♕ ♗ ♘ ♖") for line in lines)
@@ -449,9 +449,9 @@ def test_a_clock_stopped_for_a_vacation_shows_the_time_it_kept():
     now = timezone.now()
     game = Game(status=Game.Status.ACTIVE, deadline=now + timedelta(days=2),
                 paused_at=now - timedelta(days=1))
-    assert mail._time_left(game, now) == "3 d 0 h"
+    assert mail._time_left(game, now) == "3d 0h left"
     game.paused_at = None
-    assert mail._time_left(game, now) == "2 d 0 h"
+    assert mail._time_left(game, now) == "2d 0h left"
 
 
 def test_mail_in_spanish_when_the_site_speaks_spanish(
@@ -794,3 +794,17 @@ def test_every_mail_says_what_the_bell_says(players, start_game, play, settings)
         with translation.override(settings.LANGUAGE_CODE):
             assert message.subject == f"[Ajedrez] {state.notification_subject(note)}"
             assert state.notification_text(note) in message.body, note.kind
+
+
+def test_a_mail_shows_the_recipients_own_clock_only(alice, bob, play):
+    challenge = services.challenge(challenger=alice, challenged=bob, days_per_move=3)
+    game = services.accept_challenge(challenge_id=challenge.pk, player=bob, colour="black")
+    accepted = Notification.objects.get(recipient=alice, kind=NotificationKind.CHALLENGE_ACCEPTED)
+    # alice (white) is to move: the clock is hers.
+    assert "Your clock: 2d 23h left" in mail.build_message(accepted).body
+    play(game, "e4")
+    moved_note = Notification.objects.get(recipient=bob, kind=NotificationKind.OPPONENT_MOVED)
+    assert "Your clock: 2d 23h left" in mail.build_message(moved_note).body
+    # bob's move now: alice's mail about the acceptance has no clock of hers to show.
+    accepted = Notification.objects.get(pk=accepted.pk)
+    assert "Your clock" not in mail.build_message(accepted).body
