@@ -718,7 +718,11 @@ def offer_draw(*, game_id: int, player: Player) -> Game:
     move stops their clock (the time they had is kept) and gives the opponent the days
     of a move to answer; an offer made to the player to move leaves their clock running.
     """
-    game = _lock_game(game_id)
+    return _offer_draw_on(_lock_game(game_id), player)
+
+
+def _offer_draw_on(game: Game, player: Player) -> Game:
+    """:func:`offer_draw` on the locked ``game``."""
     colour = _colour_in(game, player)
     _require_active(game)
     if game.draw_offer_by:
@@ -750,9 +754,11 @@ def offer_or_accept_draw(*, game_id: int, player: Player) -> tuple[str, Game]:
     in between cannot turn an acceptance into an offer. Returns ``"offered"`` or
     ``"accepted"``, and the game."""
     game = _lock_game(game_id)
-    if _colour_in(game, player) == game.colour_to_move:
-        return "offered", offer_draw(game_id=game_id, player=player)
-    return "accepted", answer_draw(game_id=game_id, player=player, accept=True)
+    colour = _colour_in(game, player)
+    _require_active(game)
+    if colour == game.colour_to_move:
+        return "offered", _offer_draw_on(game, player)
+    return "accepted", _answer_draw_on(game, player, accept=True)
 
 
 @_on_the_clock
@@ -762,7 +768,11 @@ def answer_draw(*, game_id: int, player: Player, accept: bool) -> Game:
 
     A declined offer gives the player to move back the time they had when they made it.
     """
-    game = _lock_game(game_id)
+    return _answer_draw_on(_lock_game(game_id), player, accept=accept)
+
+
+def _answer_draw_on(game: Game, player: Player, *, accept: bool) -> Game:
+    """:func:`answer_draw` on the locked ``game``."""
     colour = _colour_in(game, player)
     _require_active(game)
     if game.draw_offer_by != _other(colour):
@@ -873,29 +883,22 @@ def _abandon(game: Game, player: Player, now: dt.datetime) -> None:
 
 
 @transaction.atomic
-def abandon_game(*, game_id: int, player: Player) -> Game:
-    """``player`` leaves ``game`` for good: the opponent wins (a gateway's guest whose
-    connection closed: nothing can bring that guest back to the game)."""
-    game = _lock_game(game_id)
-    _colour_in(game, player)
-    _require_active(game)
-    _abandon(game, player, timezone.now())
-    return game
-
-
-@transaction.atomic
 def leave_gateway_game(*, game_id: int, player: Player | None = None) -> Game | None:
     """A gateway's session closed with ``game_id`` unfinished. Nothing can bring a guest
     back to its game (the name lives as long as the connection), so the guest ``player``
-    leaves it for good (:func:`abandon_game`); without ``player``, the one the game waits
-    for, when a guest (chessirc, where one connection may hold both sides). A registered
-    player keeps the game, to go on through another door. Returns the game when this
-    ended it, ``None`` when nothing changed."""
+    leaves it for good: the opponent wins, or before the guest's first move the game is
+    aborted; without ``player``, the player the game waits for, when a guest (chessirc,
+    where one connection may hold both sides). A registered player keeps the game, to go
+    on through another door. A clock that ran out first ends the game on time instead.
+    Returns the game when this ended it, ``None`` when nothing changed."""
     game = _lock_game(game_id)
     if not game.is_active:
         return None
+    if _is_due(game):
+        # Time ran out before the session closed: the clock decides, not the leaving.
+        return expire_game(game_id=game_id)
     if player is None:
-        player = game.white if game.colour_to_move == rules.WHITE else game.black
+        player = game.white if game.player_on_clock_id == game.white_id else game.black
     elif game.colour_of(player.pk) is None:
         return None
     if not account_selectors.is_guest(player.pk):

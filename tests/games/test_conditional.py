@@ -118,7 +118,7 @@ def test_the_lines_go_when_the_game_ends(after_e4, alice, bob, ending):
     if ending == "resign":
         services.resign(game_id=after_e4.pk, player=bob)
     else:
-        services.abandon_game(game_id=after_e4.pk, player=alice)
+        services.abandon_games(player=alice)
     assert not ConditionalLines.objects.exists()
 
 

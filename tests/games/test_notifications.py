@@ -234,7 +234,7 @@ def test_a_draw_and_an_abort_read_as_such(game, alice, bob, play, make_player, s
     assert notification_text(drawn) == f"{game.public_id} against bob was drawn (agreement)."
     carol = make_player("carol")
     left = start_game(alice, carol)
-    services.abandon_game(game_id=left.pk, player=carol)
+    services.abandon_games(player=carol)
     [aborted] = [n for n in of(alice, "game_over") if n.game_id == left.pk]
     assert notification_text(aborted).startswith(f"{left.public_id} against carol was aborted")
 
@@ -267,10 +267,10 @@ def test_time_running_out_tells_both_unread(alice, bob, traveller, play):
 
 
 def test_an_abort_and_an_abandonment_tell_the_opponent(alice, bob, carol, start_game, play):
-    aborted, abandoned = start_game(alice, bob), start_game(alice, carol)
+    start_game(alice, bob)  # aborted: alice leaves it before her first move
+    abandoned = start_game(alice, carol)
     play(abandoned, "e4")
-    services.abandon_game(game_id=aborted.pk, player=alice)
-    services.abandon_game(game_id=abandoned.pk, player=alice)
+    services.abandon_games(player=alice)  # both of her games
     assert game_over(bob) == [("aborted", "*", True)]
     assert game_over(carol) == [("abandonment", "0-1", True)]
     assert game_over(alice) == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+import time_machine
 from django.utils import timezone
 
 from accounts.models import GuestIdentity
@@ -366,3 +367,45 @@ def test_a_registered_player_keeps_a_game_whose_gateway_session_closed(alice, ca
     # Someone not in the game changes nothing either.
     assert services.leave_gateway_game(game_id=game.pk, player=carol) is None
     assert state(game)[0] == "active" and state(game)[-1] == version
+
+
+def test_the_draw_command_refuses_a_stranger_and_a_finished_game(game, alice, bob, carol):
+    with pytest.raises(errors.NotAPlayer):
+        services.offer_or_accept_draw(game_id=game.pk, player=carol)
+    services.resign(game_id=game.pk, player=bob)
+    before = state(game)
+    with pytest.raises(errors.GameFinished):
+        services.offer_or_accept_draw(game_id=game.pk, player=alice)
+    assert state(game) == before
+
+
+@pytest.mark.parametrize("who", ["to move", "not to move"])
+def test_the_draw_command_on_a_clock_run_out_ends_the_game_on_time(alice, bob, who):
+    start = dt.datetime(2026, 3, 1, 12, tzinfo=dt.UTC)
+    with time_machine.travel(start, tick=False) as clock:
+        made = services.challenge(challenger=bob, challenged=alice, days_per_move=1)
+        game = services.accept_challenge(challenge_id=made.pk, player=alice, colour="white")
+        services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")
+        services.make_move(game_id=game.pk, player=bob, move_number=2, move="e5")
+        clock.move_to(start + dt.timedelta(days=2))  # alice's day is long gone
+        with pytest.raises(errors.GameFinished):
+            services.offer_or_accept_draw(
+                game_id=game.pk, player=alice if who == "to move" else bob
+            )
+    # Ended on time, in its own transaction, whatever the refused command was.
+    assert state(game)[:3] == ("finished", "0-1", "timeout")
+
+
+def test_a_closed_guest_session_after_the_clock_ran_out_ends_the_game_on_time(
+    alice, guest
+):
+    start = dt.datetime(2026, 3, 1, 12, tzinfo=dt.UTC)
+    with time_machine.travel(start, tick=False) as clock:
+        game = services.start_gateway_game(white=alice, black=guest, days_per_move=1)
+        services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")
+        services.make_move(game_id=game.pk, player=guest, move_number=2, move="e5")
+        clock.move_to(start + dt.timedelta(days=2))  # alice, registered, ran out
+        ended = services.leave_gateway_game(game_id=game.pk, player=guest)
+    assert ended is not None
+    # The guest who left did not lose: alice's time had run out first.
+    assert state(game)[:3] == ("finished", "0-1", "timeout")
