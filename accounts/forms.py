@@ -208,7 +208,9 @@ class PreferencesForm(forms.ModelForm):
             self.fields[self.mail_field(kind)] = forms.BooleanField(
                 label=kind.label, required=False, initial=self.instance.mail_kind_on(kind)
             )
-        site_language = translation.get_language_info(settings.LANGUAGE_CODE)["name_local"]
+        site_language = translation.get_language_info(settings.LANGUAGE_CODE)[
+            "name_translated"
+        ]
         language = self.fields["language"]
         assert isinstance(language, forms.TypedChoiceField)
         language.choices = [
@@ -227,6 +229,9 @@ class PreferencesForm(forms.ModelForm):
             "at most one “your move” e-mail per game every %(hours)s hours."
         ) % {"hours": f"{settings.MAIL_MOVE_INTERVAL_HOURS:g}"}
 
+    # A hidden field inside the fieldset of the kinds: sent only when they were.
+    KINDS_SHOWN = "mail_kinds_shown"
+
     @staticmethod
     def mail_field(kind: str) -> str:
         return f"mail_{kind}"
@@ -240,7 +245,10 @@ class PreferencesForm(forms.ModelForm):
             str(kind): bool(cleaned.pop(self.mail_field(kind), False))
             for kind in NotificationKind
         }
-        # With all mail off the page greys the switches out and a browser sends none of
-        # them: the player's choices per kind stay for when mail is turned on again.
-        cleaned["mail_kinds"] = kinds if cleaned.get("mail") else self.instance.mail_kinds
+        # With all mail off the page greys the switches out (a disabled fieldset) and a
+        # browser sends none of them, nor the marker inside it: the choices per kind stay
+        # as stored. Also when mail is turned on in a browser without script, whose
+        # switches were still greyed out.
+        shown = self.KINDS_SHOWN in self.data
+        cleaned["mail_kinds"] = kinds if shown else self.instance.mail_kinds
         return cleaned

@@ -64,9 +64,16 @@ def _set_language_cookie(response: HttpResponse, language: str) -> None:
 def set_language(request: HttpRequest) -> HttpResponse:
     """The language menu of every page: Django's switcher, which also remembers the
     choice of a logged-in player (for their next login and their e-mail)."""
+    language = request.POST.get("language", "")
+    if language not in dict(settings.LANGUAGES):
+        # Django's switcher would set the cookie for any language Django itself speaks
+        # (fr, en-gb); the site speaks only its own: just go back to the page.
+        without = request.POST.copy()
+        without.pop("language", None)
+        request.POST = without  # type: ignore[assignment]  # what Django's view reads
     response = django_set_language(request)
     if request.user.is_authenticated:
-        services.set_language(player=request.user, language=request.POST.get("language", ""))
+        services.set_language(player=request.user, language=language)
     return response
 
 

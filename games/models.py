@@ -288,10 +288,19 @@ class Game(models.Model):
         """The player the game waits for (see ``colour_on_clock``)."""
         return self.white_id if self.colour_on_clock == rules.WHITE else self.black_id
 
+    @property
+    def player_on_clock(self) -> Player:
+        return self.white if self.colour_on_clock == rules.WHITE else self.black
+
     def waits_for(self, user_id: int) -> bool:
         """Whether the game is in progress and its next step (a move, or the answer to a
         draw offer) is ``user_id``'s: the rule of "your move" lists, badges and mail."""
-        return self.is_active and self.colour_of(user_id) == self.colour_on_clock
+        colour = self.colour_of(user_id)
+        return colour is not None and self.waits_for_colour(colour)
+
+    def waits_for_colour(self, colour: str) -> bool:
+        """:meth:`waits_for`, for the side playing ``colour``."""
+        return self.is_active and self.colour_on_clock == colour
 
     def colour_of(self, user_id: int) -> str | None:
         """``"white"``, ``"black"``, or ``None`` when the user does not play here."""

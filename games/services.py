@@ -898,7 +898,7 @@ def leave_gateway_game(*, game_id: int, player: Player | None = None) -> Game | 
         # Time ran out before the session closed: the clock decides, not the leaving.
         return expire_game(game_id=game_id)
     if player is None:
-        player = game.white if game.player_on_clock_id == game.white_id else game.black
+        player = game.player_on_clock
     elif game.colour_of(player.pk) is None:
         return None
     if not account_selectors.is_guest(player.pk):
@@ -1121,7 +1121,7 @@ def _warn_each(game_ids: Sequence[int], now: dt.datetime) -> int:
                 continue
             game.low_time_warned_for = deadline
             game.save(update_fields=["low_time_warned_for"])
-            on_clock = game.white if game.colour_on_clock == rules.WHITE else game.black
+            on_clock = game.player_on_clock
             notify(
                 recipient=on_clock,
                 kind=NotificationKind.LOW_TIME,

@@ -376,7 +376,7 @@ class GameRow:
     @property
     def deadline_is_mine(self) -> bool:
         """Whether the running clock is mine (the dashboard's countdown warns me)."""
-        return self.deadline is not None and self.game.colour_on_clock == self.my_colour
+        return self.deadline is not None and self.game.waits_for_colour(self.my_colour)
 
     @property
     def draw_offer_to_me(self) -> bool:
@@ -392,7 +392,7 @@ class GameRow:
         """Whether the game's next step is mine. While a draw offer is pending nobody may
         move: the step is the answer, owed by the player the offer was made to, whoever
         is to move."""
-        return self.game.is_active and self.game.colour_on_clock == self.my_colour
+        return self.game.waits_for_colour(self.my_colour)
 
 
 def game_row(game: Game, player: Player) -> GameRow:
@@ -472,7 +472,8 @@ def notification_text(notification: Notification) -> str:
     detail = notification.detail or {}
     actor = notification.actor
     names: dict[str, Any] = {
-        "player": actor.get_username() if actor is not None else "?",
+        # The actor's account deleted since: as the mail's subject says it.
+        "player": actor.get_username() if actor is not None else gettext("Your opponent"),
         "game": notification.game.public_id if notification.game is not None else "",
     }
     kind = notification.kind

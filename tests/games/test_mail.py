@@ -259,7 +259,7 @@ def _preferences_post(**changes):
     data = {
         "board_theme": "brown", "piece_set": "cburnett", "orientation": "auto",
         "show_coordinates": "on", "sound": "on", "show_status_bar": "on",
-        "confirm_moves": "on", "mail": "on",
+        "confirm_moves": "on", "mail": "on", "mail_kinds_shown": "1",
         **{f"mail_{kind}": "on" for kind in ("opponent_moved", "low_time", "game_over")},
     }
     data.update(changes)
@@ -285,19 +285,27 @@ def test_all_mail_off_keeps_the_kinds_chosen_for_when_it_is_on_again(alice):
     client = Client()
     client.force_login(alice)
     client.post(reverse("preferences"), _preferences_post(mail_opponent_on_vacation="on"))
-    # All mail off: the page greys the kinds out, so the browser sends none of them.
+
+    def chosen():
+        stored = preferences_of(alice)
+        return (
+            stored.mail,
+            stored.mail_kind_on(NotificationKind.OPPONENT_ON_VACATION),
+            stored.mail_kind_on(NotificationKind.CHALLENGE_RECEIVED),
+        )
+
+    assert chosen() == (True, True, False)
     page = client.get(reverse("preferences")).content.decode()
     assert 'id="mail-kinds" data-enabled-by="id_mail">' in page
-    off = {k: v for k, v in _preferences_post(mail=None).items() if not k.startswith("mail_")}
-    assert client.post(reverse("preferences"), off).status_code == 302
+    # All mail off: the page greys the kinds out, so the browser sends none of them.
+    greyed = {k: v for k, v in _preferences_post(mail=None).items() if not k.startswith("mail_")}
+    assert client.post(reverse("preferences"), greyed).status_code == 302
+    assert chosen() == (False, True, False)
     page = client.get(reverse("preferences")).content.decode()
     assert 'id="mail-kinds" data-enabled-by="id_mail" disabled>' in page
-    assert not preferences_of(alice).wants_mail(NotificationKind.OPPONENT_ON_VACATION)
-
-    client.post(reverse("preferences"), _preferences_post(mail_opponent_on_vacation="on"))
-    again = preferences_of(alice)
-    assert again.wants_mail(NotificationKind.OPPONENT_ON_VACATION)
-    assert not again.wants_mail(NotificationKind.CHALLENGE_RECEIVED)
+    # On again from a browser without script: the switches were still greyed out.
+    assert client.post(reverse("preferences"), {**greyed, "mail": "on"}).status_code == 302
+    assert chosen() == (True, True, False)
 
 
 def test_mail_is_written_in_the_recipients_language(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import timedelta
 
 from django.conf import settings
@@ -15,18 +16,21 @@ class Command(BaseCommand):
         "Put back in the queue the tasks marked running for more than --minutes minutes "
         "(default 10): a worker killed in the middle of one (SIGKILL, the machine lost) "
         "leaves it so for good. Each runs again from the start, so the time must be well "
-        "above what a task takes (a mail: EMAIL_TIMEOUT seconds per attempt)."
+        "above what a task can take: a mail's SMTP exchange is some eight steps, each "
+        "allowed EMAIL_TIMEOUT seconds."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--minutes", type=int, default=10)
 
     def handle(self, *args: object, minutes: int, **options: object) -> None:
-        # Below twice a send's time limit a task still in hand could be run twice at once.
-        least = max(1, int(2 * settings.EMAIL_TIMEOUT // 60) + 1)
+        # A send still in hand must not be run a second time beside itself: it may take
+        # EMAIL_TIMEOUT for each step of the SMTP exchange (connect, EHLO, STARTTLS,
+        # AUTH, MAIL, RCPT, DATA, QUIT), so ten of them is the least allowed.
+        least = max(1, math.ceil(10 * settings.EMAIL_TIMEOUT / 60))
         if minutes < least:
             raise CommandError(
-                f"--minutes must be at least {least} (twice EMAIL_TIMEOUT, rounded up)."
+                f"--minutes must be at least {least} (ten times EMAIL_TIMEOUT, in minutes)."
             )
         count = requeue_stale(older_than=timedelta(minutes=minutes))
         self.stdout.write(
