@@ -92,7 +92,7 @@ from games.models import Game, Move  # noqa: E402
 from ranking.models import PlayerRecord  # noqa: E402
 
 User = get_user_model()
-PLAYERS = 600  # 179,700 pairs: every seeded game gets its own pair of players
+PLAYERS = 1_500  # 1,124,250 pairs: every seeded game gets its own pair of players
 rng = random.Random(2026)
 
 
