@@ -22,7 +22,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.urls import reverse
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from accounts.models import NotificationKind
 from accounts.types import Player
@@ -466,16 +466,21 @@ def game_over_text(detail: dict[str, Any], game: str) -> str | None:
     return None
 
 
+def _notification_names(notification: Notification) -> dict[str, Any]:
+    """What the texts of a notification fill in: who acted (``player``, or ``name`` in
+    the headlines) and the game's number."""
+    actor = notification.actor
+    # The actor's account deleted since: "Your opponent".
+    who = actor.get_username() if actor is not None else gettext("Your opponent")
+    game = notification.game.public_id if notification.game is not None else ""
+    return {"player": who, "name": who, "game": game}
+
+
 def notification_text(notification: Notification) -> str:
     """What the notification says, in the active language. Reads the actor, the game
     and the challenge: select them with the row."""
     detail = notification.detail or {}
-    actor = notification.actor
-    names: dict[str, Any] = {
-        # The actor's account deleted since: as the mail's subject says it.
-        "player": actor.get_username() if actor is not None else gettext("Your opponent"),
-        "game": notification.game.public_id if notification.game is not None else "",
-    }
+    names = _notification_names(notification)
     kind = notification.kind
     if kind == NotificationKind.CHALLENGE_RECEIVED:
         names["time_control"] = clock.label(detail.get("days_per_move"))
@@ -516,41 +521,36 @@ def notification_text(notification: Notification) -> str:
     return str(notification.get_kind_display())
 
 
+# The headlines of notifications (a mail's subject), by kind; a game over by outcome.
+_HEADLINES: dict[str, Any] = {
+    NotificationKind.OPPONENT_MOVED: gettext_lazy("Your move in %(game)s against %(name)s"),
+    NotificationKind.CHALLENGE_RECEIVED: gettext_lazy("%(name)s challenges you"),
+    NotificationKind.CHALLENGE_ACCEPTED: gettext_lazy("%(name)s accepted your challenge"),
+    NotificationKind.CHALLENGE_DECLINED: gettext_lazy("%(name)s declined your challenge"),
+    NotificationKind.DRAW_OFFERED: gettext_lazy("%(name)s offers a draw in %(game)s"),
+    NotificationKind.DRAW_ANSWERED: gettext_lazy("Your draw offer in %(game)s"),
+    NotificationKind.GAME_OVER: gettext_lazy("%(game)s is over"),
+    NotificationKind.LOW_TIME: gettext_lazy("24 hours left in %(game)s"),
+    NotificationKind.OPPONENT_ON_VACATION: gettext_lazy("%(name)s is on vacation"),
+}
+_GAME_OVER_HEADLINES = {
+    "won": gettext_lazy("You won %(game)s"),
+    "lost": gettext_lazy("You lost %(game)s"),
+    "drawn": gettext_lazy("%(game)s was drawn"),
+    "aborted": gettext_lazy("%(game)s was aborted"),
+}
+
+
 def notification_subject(notification: Notification) -> str:
     """The notification as a headline (a mail's subject); :func:`notification_text` says
     it whole. Reads the same rows."""
-    detail = notification.detail or {}
-    actor = notification.actor
-    names: dict[str, Any] = {
-        "name": actor.get_username() if actor is not None else gettext("Your opponent"),
-        "game": notification.game.public_id if notification.game is not None else "",
-    }
-    kind = notification.kind
-    if kind == NotificationKind.OPPONENT_MOVED:
-        return gettext("Your move in %(game)s against %(name)s") % names
-    if kind == NotificationKind.CHALLENGE_RECEIVED:
-        return gettext("%(name)s challenges you") % names
-    if kind == NotificationKind.CHALLENGE_ACCEPTED:
-        return gettext("%(name)s accepted your challenge") % names
-    if kind == NotificationKind.CHALLENGE_DECLINED:
-        return gettext("%(name)s declined your challenge") % names
-    if kind == NotificationKind.DRAW_OFFERED:
-        return gettext("%(name)s offers a draw in %(game)s") % names
-    if kind == NotificationKind.DRAW_ANSWERED:
-        return gettext("Your draw offer in %(game)s") % names
-    if kind == NotificationKind.GAME_OVER:
-        subjects = {
-            "won": gettext("You won %(game)s"),
-            "lost": gettext("You lost %(game)s"),
-            "drawn": gettext("%(game)s was drawn"),
-            "aborted": gettext("%(game)s was aborted"),
-        }
-        return subjects.get(str(detail.get("outcome")), gettext("%(game)s is over")) % names
-    if kind == NotificationKind.LOW_TIME:
-        return gettext("24 hours left in %(game)s") % names
-    if kind == NotificationKind.OPPONENT_ON_VACATION:
-        return gettext("%(name)s is on vacation") % names
-    return str(notification.get_kind_display()).capitalize()
+    headline = _HEADLINES.get(notification.kind)
+    if notification.kind == NotificationKind.GAME_OVER:
+        outcome = str((notification.detail or {}).get("outcome"))
+        headline = _GAME_OVER_HEADLINES.get(outcome, headline)
+    if headline is None:
+        return str(notification.get_kind_display()).capitalize()
+    return str(headline) % _notification_names(notification)
 
 
 def notification_row(notification: Notification) -> NotificationRow:
