@@ -6,6 +6,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from accounts import views as accounts_views
+from ajedrez import faults
 
 
 class FaviconView(RedirectView):
@@ -19,8 +20,12 @@ class FaviconView(RedirectView):
         return static("img/favicon.svg")
 
 
+# 503 for a database or Redis that is down, JSON unless a page was asked for.
+handler500 = "ajedrez.faults.server_error"
+
 urlpatterns = [
     path("favicon.ico", FaviconView.as_view()),
+    path("healthz", faults.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     # Django's language switcher (django.conf.urls.i18n), remembering a player's choice.
     path("i18n/setlang/", accounts_views.set_language, name="set_language"),
