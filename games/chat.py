@@ -73,10 +73,23 @@ def _groups(game_id: int, room: str) -> list[str]:
     return [game_players_group(game_id) if room == Room.PLAYERS else game_group(game_id)]
 
 
+# Invisible characters that writing needs: the zero-width joiner and non-joiner (family and
+# profession emoji, Indic and Persian scripts) and the tag characters of subdivision flags.
+# Every other format or control character stays out (bidirectional overrides can make a
+# line read as something else).
+_JOINERS = frozenset("\u200c\u200d") | frozenset(map(chr, range(0xE0020, 0xE0080)))
+
+
+def is_writable(text: str) -> bool:
+    """Whether ``text`` holds only what a person writes: printable characters and the
+    joiners emoji and scripts need."""
+    return all(char.isprintable() or char in _JOINERS for char in text)
+
+
 def post_message(*, game_id: int, author: Player, text: str) -> ChatMessage:
     """``author`` writes ``text`` in the game's room for them; published after commit."""
     text = text.strip()
-    if not text or len(text) > MAX_LENGTH or not text.isprintable():
+    if not text or len(text) > MAX_LENGTH or not is_writable(text):
         raise errors.ChatMessageInvalid()
     game = selectors.game(game_id)
     room = room_to_write(game, author)
@@ -103,12 +116,13 @@ def post_message(*, game_id: int, author: Player, text: str) -> ChatMessage:
 @transaction.atomic
 def delete_message(*, message_id: int) -> None:
     """Staff remove a message; the pages showing it take it away."""
-    message = ChatMessage.objects.filter(pk=message_id).first()
+    message = ChatMessage.objects.select_related("game").filter(pk=message_id).first()
     if message is None:
         return
     groups = _groups(message.game_id, message.room)
-    if message.room == Room.SPECTATORS:
-        # The players may be reading the spectators' room of a finished game.
+    if message.room == Room.SPECTATORS and not message.game.is_active:
+        # The players read the spectators' room once the game is over, not before: while
+        # it runs, even the ids of its messages stay with the spectators.
         groups.append(game_players_group(message.game_id))
     message.delete()
     publish_on_commit(groups, lambda: {"type": "chat.deleted", "id": message_id})

@@ -74,6 +74,22 @@ def test_three_hundred_characters_and_unicode_are_fine(as_alice, game):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\U0001f468\u200d\U0001f469\u200d\U0001f467",  # family: joined by ZWJ
+        "\U0001f3f3\ufe0f\u200d\U0001f308",  # rainbow flag: variation selector and ZWJ
+        "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",  # Scotland
+        "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",  # Persian with a ZWNJ
+    ],
+)
+def test_emoji_and_scripts_that_need_joiners_can_be_written(as_alice, game, text):
+    response = post(as_alice, game, text)
+    assert response.status_code == 200, response.json()
+    assert ChatMessage.objects.get().text == text
+
+
+@pytest.mark.django_db
 def test_the_rate_is_limited_per_player(as_alice, as_bob, game, settings):
     settings.CHAT_MESSAGES_PER_WINDOW = 3
     settings.CHAT_WINDOW_SECONDS = 10
@@ -164,6 +180,9 @@ async def test_messages_reach_only_the_pages_of_their_room(alice, bob, carol, ga
     await sync_to_async(chat.delete_message)(message_id=message_id)
     deleted = await receive_until(watcher, "chat_deleted")
     assert deleted == {"type": "chat_deleted", "id": message_id}
+    # Nor does it hear of the deletion: while the game runs, not even the ids reach it.
+    while not await white.receive_nothing(timeout=0.2):
+        assert (await white.receive_json_from())["type"] != "chat_deleted"
     await white.disconnect()
     await watcher.disconnect()
 
