@@ -484,6 +484,12 @@ MAIL_RETRY_SECONDS = float(os.environ.get("MAIL_RETRY_SECONDS", "60"))
 # that lapse after PRESENCE_TTL_SECONDS.
 PRESENCE_TTL_SECONDS = float(os.environ.get("PRESENCE_TTL_SECONDS", "90"))
 
+# Live sockets one login session, and one address, may hold open in one process
+# (accounts/socket_limits.py): a player with ten game pages open holds about twenty; an
+# office or a school behind one address, more. 0: no such bound.
+SOCKETS_PER_SESSION = int(os.environ.get("SOCKETS_PER_SESSION", "30"))
+SOCKETS_PER_ADDRESS = int(os.environ.get("SOCKETS_PER_ADDRESS", "200"))
+
 # Background tasks: rows in the database, run by `manage.py db_worker` (a thread of
 # `manage.py serve`, or a process of its own: docs/deploy.md). TASK_WORKER_IN_SERVE=false
 # leaves `serve` without it.

@@ -36,7 +36,7 @@ from django.http import HttpRequest
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from accounts import presence
+from accounts import presence, socket_limits
 from accounts.events import account_group, session_group
 from accounts.selectors import is_live_session
 from games import errors, selectors, services, state, watchers
@@ -58,6 +58,9 @@ CLOSE_NOT_FOUND = 4404
 # 1011 and a traceback). 4413 echoes HTTP's "payload too large".
 CLOSE_FRAME_TOO_LARGE = 4413
 CLOSE_RATE_LIMITED = 4429
+# The session or the address already holds as many sockets as a process allows
+# (accounts.socket_limits); the pages try again later, as after any other close.
+CLOSE_TOO_MANY_SOCKETS = 4409
 
 
 def error_frame(code: str, message: str, **details: Any) -> dict[str, Any]:
@@ -95,6 +98,7 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
     session_key: str | None = None
     auth_hash: str | None = None
     account_groups: tuple[str, ...] = ()
+    ticket: socket_limits.Ticket | None = None
     refused = False
     present = False
     # Handlers of channel-layer messages that never touch the database (see dispatch).
@@ -127,6 +131,10 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
             return
         session = self.scope.get("session")
         self.session_key = getattr(session, "session_key", None)
+        self.ticket = socket_limits.admit(self.session_key, (self.scope.get("client") or [None])[0])
+        if self.ticket is None:
+            await self.refuse(CLOSE_TOO_MANY_SOCKETS)
+            return
         # The password hash the session logged in with: a password change since ends it.
         self.auth_hash = session.get(HASH_SESSION_KEY) if session is not None else None
         # Joined before anything else: a revocation or a logout published from now on
@@ -161,6 +169,7 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
         """Leave the consumer's own groups (those :meth:`join` added)."""
 
     async def disconnect(self, code: int) -> None:
+        socket_limits.release(self.ticket)
         if self.present:
             self.present = False
             await presence.closed(self.user.pk)
