@@ -333,3 +333,68 @@ def test_a_good_client_moves_while_idle_connections_exhaust_the_gateway(serve):
         f"({over_cap} answered 402 over the cap, {refused} not connected), {len(new_lines)} "
         f"log lines; {latency_figures(idle, attacked)}; {during}"
     )
+
+
+# --------------------------------------------------------------------------- lobby sockets
+
+
+def open_unread_socket(port: int, path: str, cookie: str) -> socket.socket | None:
+    """A WebSocket opened by hand that reads its handshake's answer and nothing more after
+    it: the server's frames pile up unread. ``None`` if the handshake was not answered 101."""
+    key = "dGhlIHNhbXBsZSBub25jZQ=="
+    raw = socket.create_connection(("127.0.0.1", port), TIMEOUT)
+    raw.sendall(
+        f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+        f"Origin: http://127.0.0.1:{port}\r\nCookie: {cookie}\r\n\r\n".encode()
+    )
+    answer = b""
+    while b"\r\n\r\n" not in answer:
+        chunk = raw.recv(1)  # byte by byte: nothing past the handshake is read
+        if not chunk:
+            break
+        answer += chunk
+    if not answer.startswith(b"HTTP/1.1 101"):
+        raw.close()
+        return None
+    return raw
+
+
+def closed_at_once(raw: socket.socket) -> bool:
+    """Whether the server's first frame on ``raw`` is a close (an opcode 8 frame)."""
+    raw.settimeout(2)
+    try:
+        first = raw.recv(2)
+    except OSError:
+        return False
+    return bool(first) and first[0] & 0x0F == 0x8
+
+
+def test_one_session_flooding_lobby_sockets_gets_its_bound_and_a_good_client_plays_on(serve):
+    server = serve(SOCKETS_PER_SESSION="30", SOCKETS_PER_ADDRESS="0")
+    good = GoodClient.start(server)
+    idle = good.play(12)
+    flood = web_session(server.web_port, "alice", PLAYER_PASSWORD)
+    sockets: list[socket.socket] = []
+    refused = 0
+    try:
+        for _ in range(1000):
+            raw = open_unread_socket(server.web_port, "/ws/lobby/", flood)
+            if raw is None:
+                refused += 1
+            else:
+                sockets.append(raw)
+        refused += sum(closed_at_once(raw) for raw in sockets[30:])
+        attacked = good.play(24)
+        during = load()
+    finally:
+        for raw in sockets:
+            raw.close()
+    good.espol.close()
+    assert refused == 1000 - 30, f"{refused} of 1000 refused"
+    assert "Traceback" not in server.log(), server.log()[-3000:]
+    print(
+        f"\nFIGURES lobby sockets: one session opened 1000 unread lobby sockets, "
+        f"{1000 - refused} kept, {refused} closed at once (4409); "
+        f"{latency_figures(idle, attacked)}; {during}"
+    )
