@@ -1058,14 +1058,19 @@ def expire_due_games_of(player: Player, *, now: dt.datetime | None = None) -> in
     """End ``player``'s games whose time has run out: the reads of a player's games call
     this first, so no list shows a game in progress whose time is up."""
     now = now or timezone.now()
-    due = Game.objects.of_player(
-        player, status=Game.Status.ACTIVE, deadline__lte=now, paused_at__isnull=True
-    )
-    ended = _expire_each(list(due.values_list("pk", flat=True)), now)
+    ended = _expire_each(_run_out_games_of(player, now), now)
     # The 24-hour warning too, when a read comes before the sweep.
     low = _low_time_games(now).filter(Q(white=player) | Q(black=player))
     _warn_each(list(low.values_list("pk", flat=True)), now)
     return ended
+
+
+def _run_out_games_of(player: Player, now: dt.datetime) -> list[int]:
+    """``player``'s games in progress whose running clock passed its deadline by ``now``."""
+    due = Game.objects.of_player(
+        player, status=Game.Status.ACTIVE, deadline__lte=now, paused_at__isnull=True
+    )
+    return list(due.values_list("pk", flat=True))
 
 
 def _low_time_games(now: dt.datetime) -> QuerySet[Game]:
@@ -1170,13 +1175,22 @@ def _games_on_clock_of(player: Player) -> list[int]:
     )
 
 
-@transaction.atomic
 def start_vacation(*, player: Player) -> Vacation:
     """``player`` goes on vacation: every clock where they are to move stops, with the
     time they had kept; opponents see it. Refused while on vacation already, and once
     the year's allowance is spent. It ends by itself when the allowance runs out (the
-    sweep), or when the player ends it."""
+    sweep), or when the player ends it.
+
+    Like every action, it first ends the player's games whose time has run out, each
+    in its own transaction (kept when the vacation is refused): a clock that ran out
+    before the vacation began is not stopped, the game is lost on time."""
     now = timezone.now()
+    _expire_each(_run_out_games_of(player, now), now)
+    return _start_vacation(player, now)
+
+
+@transaction.atomic
+def _start_vacation(player: Player, now: dt.datetime) -> Vacation:
     # The user row, locked, orders two requests of the same player.
     account_selectors.players().select_for_update(no_key=True, of=("self",)).filter(
         pk=player.pk
