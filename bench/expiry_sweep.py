@@ -139,11 +139,11 @@ def main() -> None:
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE games_game")
 
-    # The sweep's own queries (selectors.games_run_out, services._low_time_games), as the
+    # The sweep's own queries (selectors.games_run_out, services.clocks.low_time_games), as the
     # service pages them.
     queries = {
         "games run out": selectors.games_run_out(now)[:500],
-        "24-hour warnings": services._low_time_games(now)
+        "24-hour warnings": services.clocks.low_time_games(now)
         .order_by("deadline")
         .values_list("pk", flat=True)[:500],
     }

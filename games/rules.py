@@ -97,6 +97,24 @@ def colour_to_move(fen: str) -> str:
     return WHITE if fen.split(" ", 2)[1] == "w" else BLACK
 
 
+def plies_played_by(colour: str, *, start_fen: str, plies: int) -> int:
+    """How many of a game's first ``plies`` half-moves ``colour`` played, the game having
+    begun from ``start_fen``: the side to move there plays the odd half-moves (white's
+    from the standard position, black's from a position with black to move)."""
+    if colour == colour_to_move(start_fen):
+        return (plies + 1) // 2
+    return plies // 2
+
+
+def both_sides_have_moved(*, start_fen: str, plies: int) -> bool:
+    """Whether each side has made a move in a game begun from ``start_fen`` after
+    ``plies`` half-moves: before that a game is aborted, not lost, and counts for no
+    rating (lichess's rule)."""
+    return all(
+        plies_played_by(colour, start_fen=start_fen, plies=plies) > 0 for colour in (WHITE, BLACK)
+    )
+
+
 def starting_position(fen: str) -> str:
     """``fen`` as the position a game may start from: legal, with a move to play, written
     in full (missing counters completed). Raises :class:`InvalidPositionError`."""

@@ -61,8 +61,3 @@ def rate_game(
         glicko2.update(black_now, [(white_now, 1 - score)]),
     )
 
-
-def is_rated(moves_played: int) -> bool:
-    """Whether a finished game changes ratings: only once both players have moved (a
-    game resigned or abandoned before that says nothing about either's strength)."""
-    return moves_played >= 2

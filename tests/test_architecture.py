@@ -21,8 +21,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ["accounts", "games", "ranking", "legacy_tcp", "ajedrez"]
+# The modules allowed to write; a path ending in "/" names every module under it.
 WRITERS = {
-    "games/services.py", "games/notifications.py", "ranking/services.py", "accounts/services.py",
+    "games/services/", "games/notifications.py", "ranking/services.py", "accounts/services.py",
 }
 WRITE_METHODS = {
     "save", "create", "bulk_create", "update", "bulk_update", "delete",
@@ -33,14 +34,33 @@ GAME_STATE = re.compile(
 )
 
 
+def is_writer(relative: str) -> bool:
+    """Whether the module at ``relative`` (``games/services/moves.py``) may write."""
+    return any(
+        relative.startswith(writer) if writer.endswith("/") else relative == writer
+        for writer in WRITERS
+    )
+
+
 def _sources() -> list[Path]:
     found = []
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
             relative = path.relative_to(ROOT).as_posix()
-            if "/migrations/" not in relative and relative not in WRITERS:
+            if "/migrations/" not in relative and not is_writer(relative):
                 found.append(path)
     return found
+
+
+def test_every_module_of_the_service_package_may_write_and_nothing_else():
+    services = sorted((ROOT / "games" / "services").glob("*.py"))
+    assert len(services) > 1
+    assert all(is_writer(path.relative_to(ROOT).as_posix()) for path in services)
+    # The package's name alone opens no door to its neighbours.
+    for neighbour in ("games/services.py", "games/services_extra.py", "games/selectors.py"):
+        assert not is_writer(neighbour)
+    checked = {path.relative_to(ROOT).as_posix() for path in _sources()}
+    assert "games/selectors.py" in checked and "games/views.py" in checked
 
 
 def writes_to_game_state(source: str) -> list[str]:

@@ -1,14 +1,16 @@
 """Rate the games finished before Glicko-2: each player's rating, deviation and history
 are recomputed by replaying every rated finished game in the order the games ended, as
-the service would have rated them (ranking.rating_rules). Wins, losses and draws stay.
+the service would have rated them (ranking.rating_rules; games.rules says which games
+count). Wins, losses and draws stay.
 
 It lives in games because it reads games; ranking, below games, knows nothing of them.
 """
 
 from django.db import migrations
 
+from games import rules
 from ranking import glicko2
-from ranking.rating_rules import SCORES, Side, established_until, is_rated, rate_game
+from ranking.rating_rules import SCORES, Side, established_until, rate_game
 
 BATCH = 1000
 
@@ -25,10 +27,16 @@ def rate_finished_games(apps, schema_editor):
         Game.objects.filter(status="finished", result__in=list(SCORES))
         .exclude(finished_at=None)
         .order_by("finished_at", "pk")
-        .values_list("pk", "white_id", "black_id", "result", "finished_at", "next_move_number")
+        .values_list(
+            "pk", "white_id", "black_id", "result", "finished_at", "next_move_number",
+            "initial_fen",
+        )
     )
-    for pk, white_id, black_id, result, at, next_number in finished.iterator(chunk_size=BATCH):
-        if not is_rated(next_number - 1):
+    for pk, white_id, black_id, result, at, next_number, initial_fen in finished.iterator(
+        chunk_size=BATCH
+    ):
+        start_fen = initial_fen or rules.STARTING_FEN
+        if not rules.both_sides_have_moved(start_fen=start_fen, plies=next_number - 1):
             continue
         white = sides.get(white_id, Side(glicko2.Rating(), None))
         black = sides.get(black_id, Side(glicko2.Rating(), None))

@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from games import services
+from games.models import ConditionalLines
 from tests.e2e.board import drag, expect_moves, move_list, open_game
 
 pytestmark = pytest.mark.e2e
@@ -185,7 +186,7 @@ def test_a_pawn_reaching_the_last_rank_on_the_small_board_becomes_the_piece_chos
     expect(panel.locator("#conditional-draft")).to_contain_text("1… g1=N 2. b8=R+")
     panel.locator("#conditional-save").click()
     expect(panel.locator("#conditional-lines li")).to_contain_text("1… g1=N 2. b8=R+")
-    lines = services.ConditionalLines.objects.get(game=game, player=alice).lines
+    lines = ConditionalLines.objects.get(game=game, player=alice).lines
     assert lines == [["g2g1n", "b7b8r"]]
 
 

@@ -1,5 +1,6 @@
-"""make_move checks a move before its write transaction and claims the game at the
-version it checked: what happens when the game changes in between.
+"""make_move judges a move before its write transaction and writes it there if the
+locked game is still at the version it judged: what happens when the game changes in
+between.
 
 Each test makes its change at that moment, through the services (or a bare version
 bump), by wrapping the read that checks the move; the transactions commit for real.
@@ -16,6 +17,7 @@ from django.db.models import F
 
 from games import errors, services
 from games.models import ConditionalLines, Game, Move
+from games.services import moves
 from tests.games.test_conditional import set_lines
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -24,8 +26,8 @@ START = dt.datetime(2026, 4, 1, 10, 0, tzinfo=dt.UTC)
 
 
 class Interleaving:
-    """Runs ``then`` once, between make_move's read of the game and its transaction,
-    and counts the moves played again on the locked game."""
+    """Runs ``then`` once, between make_move's judging of the move and its transaction,
+    and counts the moves judged again on the locked game."""
 
     def __init__(self) -> None:
         self.then: Callable[[], object] | None = None
@@ -35,22 +37,24 @@ class Interleaving:
 @pytest.fixture
 def between(monkeypatch) -> Iterator[Interleaving]:
     interleaving = Interleaving()
-    check_before_writing = services._check_before_writing
-    make_move_locked = services._make_move_locked
+    judge_before_locking = moves._judge_before_locking
+    judge_on = moves._judge_on
 
-    def check_then_change(*args, **kwargs):
-        checked = check_before_writing(*args, **kwargs)
+    def judge_then_change(*args, **kwargs):
+        reading = judge_before_locking(*args, **kwargs)
         then, interleaving.then = interleaving.then, None
         if then is not None:
             then()
-        return checked
+        return reading
 
-    def count_locked(**kwargs):
-        interleaving.locked_plays += 1
-        return make_move_locked(**kwargs)
+    def count_locked(game, request):
+        # Conditional replies are judged on the locked game by nature: not counted.
+        if not request.conditional_reply:
+            interleaving.locked_plays += 1
+        return judge_on(game, request)
 
-    monkeypatch.setattr(services, "_check_before_writing", check_then_change)
-    monkeypatch.setattr(services, "_make_move_locked", count_locked)
+    monkeypatch.setattr(moves, "_judge_before_locking", judge_then_change)
+    monkeypatch.setattr(moves, "_judge_on", count_locked)
     yield interleaving
 
 
@@ -58,7 +62,7 @@ def move(game: Game, player, number: int, text: str) -> Game:
     return services.make_move(game_id=game.pk, player=player, move_number=number, move=text)
 
 
-def test_an_unchanged_game_takes_the_move_without_the_locked_path(between, game, alice):
+def test_an_unchanged_game_takes_the_move_without_judging_it_again(between, game, alice):
     played = move(game, alice, 1, "e4")
     assert played.next_move_number == 2
     assert played.version == game.version + 1
@@ -112,7 +116,15 @@ def test_a_draw_offer_in_between_refuses_the_move(between, game, alice, bob):
     assert Move.objects.filter(game=game).count() == 1
 
 
-def test_an_illegal_move_is_judged_under_the_lock(between, game, alice):
+def test_an_illegal_move_on_an_unchanged_game_is_refused_as_judged(between, game, alice):
+    with pytest.raises(errors.IllegalMove):
+        move(game, alice, 1, "e5")
+    assert between.locked_plays == 0
+    assert not Move.objects.filter(game=game).exists()
+
+
+def test_an_illegal_move_on_a_game_changed_in_between_is_judged_again(between, game, alice):
+    between.then = lambda: Game.objects.filter(pk=game.pk).update(version=F("version") + 1)
     with pytest.raises(errors.IllegalMove):
         move(game, alice, 1, "e5")
     assert between.locked_plays == 1
@@ -121,7 +133,7 @@ def test_an_illegal_move_is_judged_under_the_lock(between, game, alice):
 
 def test_lines_set_in_between_answer_the_move(between, game, alice, bob):
     """Setting lines does not change the game's version: the reply reads them inside
-    the transaction, after the claim, so lines stored before it are used."""
+    the transaction, after the lock, so lines stored before it are used."""
     move(game, alice, 1, "e4")
     between.then = lambda: set_lines(game, alice, [["e5", "Nf3"]])
     played = move(game, bob, 2, "e5")
@@ -157,7 +169,7 @@ def test_an_opponent_going_on_vacation_in_between_gets_the_clock_paused(
     between, timed, alice, bob
 ):
     """bob's vacation does not touch the game while alice is to move (no version
-    change): the move reads the vacation inside its transaction, after the claim."""
+    change): the move reads the vacation inside its transaction, after the lock."""
     game, _frozen = timed
     between.then = lambda: services.start_vacation(player=bob)
     played = move(game, alice, 3, "Nf3")

@@ -462,3 +462,31 @@ def test_replay_reads_only_canonical_uci(stored):
 def test_replay_refuses_an_illegal_stored_move():
     with pytest.raises(rules.IllegalMoveError):
         list(rules.replay(["e2e4", "e2e4"]))
+
+
+# --------------------------------------------------------------------------- plies by colour
+
+BLACK_TO_MOVE = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+
+
+@pytest.mark.parametrize(
+    ("plies", "white", "black"), [(0, 0, 0), (1, 1, 0), (2, 1, 1), (3, 2, 1), (10, 5, 5)]
+)
+def test_white_plays_the_odd_plies_from_the_standard_position(plies, white, black):
+    start = rules.STARTING_FEN
+    assert rules.plies_played_by(rules.WHITE, start_fen=start, plies=plies) == white
+    assert rules.plies_played_by(rules.BLACK, start_fen=start, plies=plies) == black
+
+
+@pytest.mark.parametrize(
+    ("plies", "white", "black"), [(0, 0, 0), (1, 0, 1), (2, 1, 1), (3, 1, 2), (10, 5, 5)]
+)
+def test_black_plays_the_odd_plies_from_a_position_with_black_to_move(plies, white, black):
+    assert rules.plies_played_by(rules.WHITE, start_fen=BLACK_TO_MOVE, plies=plies) == white
+    assert rules.plies_played_by(rules.BLACK, start_fen=BLACK_TO_MOVE, plies=plies) == black
+
+
+@pytest.mark.parametrize("start", [rules.STARTING_FEN, BLACK_TO_MOVE])
+@pytest.mark.parametrize(("plies", "both"), [(0, False), (1, False), (2, True), (7, True)])
+def test_both_sides_have_moved_after_two_plies_whoever_began(start, plies, both):
+    assert rules.both_sides_have_moved(start_fen=start, plies=plies) is both

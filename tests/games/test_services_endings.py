@@ -236,6 +236,29 @@ def test_abandoning_ends_every_active_game_as_a_loss(alice, bob, carol, start_ga
     assert (as_black.result, as_black.termination) == ("1-0", "abandonment")
 
 
+BLACK_TO_MOVE = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+
+
+def test_leaving_a_game_begun_with_black_to_move_after_black_s_move_loses_it(
+    alice, bob, play
+):
+    """Black plays the odd half-moves here: having moved once, bob leaves a game he
+    loses, not one aborted as if he had not moved."""
+    game = services.start_gateway_game(white=alice, black=bob, initial_fen=BLACK_TO_MOVE)
+    play(game, "e5")
+    services.abandon_games(player=bob)
+    assert state(game)[:3] == ("finished", "1-0", "abandonment")
+
+
+def test_leaving_a_game_begun_with_black_to_move_before_white_s_move_aborts_it(
+    alice, bob, play
+):
+    game = services.start_gateway_game(white=alice, black=bob, initial_fen=BLACK_TO_MOVE)
+    play(game, "e5")  # black's move, none of white's yet
+    services.abandon_games(player=alice)
+    assert state(game)[:3] == ("finished", "*", "aborted")
+
+
 def test_abandoning_leaves_finished_games_alone(game, alice, bob):
     services.resign(game_id=game.pk, player=bob)
     assert services.abandon_games(player=alice) == []

@@ -9,7 +9,7 @@ import pytest
 import time_machine
 from django.urls import reverse
 
-from games import errors, selectors, services
+from games import errors, rules, selectors, services
 from games.models import Game, Vacation
 from tests.web.test_lobby import messages_of, text
 
@@ -79,6 +79,20 @@ def test_moving_while_on_vacation_starts_the_opponent_s_clock(timed, alice, trav
     game = services.make_move(game_id=timed.pk, player=alice, move_number=3, move="Nf3")
     assert game.paused_at is None
     assert game.deadline == START + 4 * DAY
+
+
+def test_a_vacation_started_after_the_deadline_does_not_save_a_lost_game(
+    timed, alice, bob, traveller
+):
+    # alice's clock ran out 5 s ago and no sweep has come by: her vacation comes too late.
+    traveller.move_to(timed.deadline + dt.timedelta(seconds=5))
+    services.start_vacation(player=alice)
+    timed.refresh_from_db()
+    assert timed.status == Game.Status.FINISHED
+    assert (timed.result, timed.termination) == ("0-1", rules.Termination.TIMEOUT)
+    assert timed.paused_at is None
+    with pytest.raises(errors.GameFinished):
+        services.make_move(game_id=timed.pk, player=alice, move_number=3, move="Nf3")
 
 
 def test_a_game_started_against_a_player_on_vacation_waits(alice, bob, traveller):

@@ -238,7 +238,7 @@ def test_unexpected_error_in_a_draw_offer_gets_401_and_nothing_changes(
     def broken(*args, **kwargs):
         raise RuntimeError("channel layer exploded")
 
-    monkeypatch.setattr("games.services.publish_game_event", broken)
+    monkeypatch.setattr("games.services.draws.publish_game_event", broken)
     assert login(alice).send(f"TBLS:{gid(game)}:bob").code == 401
     assert (solicitudes(fresh(game))[0], fresh(game).version) == (0, game.version)
 
@@ -640,7 +640,7 @@ def test_unexpected_error_gets_401_and_nothing_changes(login, alice, game, monke
         raise RuntimeError("channel layer exploded")
 
     # Raised inside the service's transaction, after the move row was written.
-    monkeypatch.setattr("games.services.publish_game_event", broken)
+    monkeypatch.setattr("games.services.moves.publish_game_event", broken)
     reply = login(alice).send(f"JGDA:{gid(game)}:1:e2e4:0:1228:0")
     assert reply.code == 401
     assert not Move.objects.exists()

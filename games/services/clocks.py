@@ -1,0 +1,136 @@
+"""The correspondence clocks: stopped when a game ends, paused for a player on vacation,
+the 24-hour warning, and the demo's time travel. Ending a game whose time ran out is
+:mod:`games.services.timeouts`."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+
+from django.db import transaction
+from django.db.models import F, Q, QuerySet
+from django.utils import timezone
+
+from accounts.models import NotificationKind
+from games import clock, errors, selectors
+from games.events import publish_game_event
+from games.models import Game
+from games.notifications import notify
+from games.services.guards import lock_game, touch
+
+
+def stop_clock(game: Game) -> None:
+    game.deadline = None
+    game.time_left = None
+    game.paused_at = None
+
+
+def on_vacation(player_id: int) -> bool:
+    return selectors.on_vacation([player_id]) == {player_id}
+
+
+def pause_for_vacation(game: Game, now: dt.datetime) -> bool:
+    """The clock has just been set for the player it now waits for: stop it at once if
+    that player is on vacation. A game without a clock costs no query. Returns whether
+    it is paused."""
+    game.paused_at = None
+    if game.deadline is None:
+        return False
+    if on_vacation(game.player_on_clock_id):
+        game.paused_at = now
+        return True
+    return False
+
+
+def low_time_games(now: dt.datetime) -> QuerySet[Game]:
+    """The games whose running clock has at most :data:`games.clock.LOW_TIME` left and
+    whose player has not been warned about this deadline: a range scan of the
+    ``game_deadline_unwarned`` partial index (the filters repeat its condition, which is
+    what lets the planners use it). One-day games are left out: their whole move is the
+    24 hours, which "opponent moved" already says."""
+    return Game.objects.filter(
+        Q(low_time_warned_for__isnull=True) | Q(low_time_warned_for__lt=F("deadline")),
+        deadline__isnull=False,
+        paused_at__isnull=True,
+        deadline__gt=now,
+        deadline__lte=now + clock.LOW_TIME,
+        days_per_move__gt=clock.LOW_TIME.days,
+    )
+
+
+def warn_low_time(*, now: dt.datetime | None = None, batch_size: int = 500) -> int:
+    """Tell each player whose clock has a day or less left, once per deadline ("24 hours
+    left"); returns how many were told. The sweep runs it after ending the games run
+    out; reads of a player's games run it for that player
+    (:func:`games.services.timeouts.expire_due_games_of`).
+    """
+    now = now or timezone.now()
+    warned = 0
+    while True:
+        found = low_time_games(now).order_by("deadline").values_list("pk", flat=True)
+        due = list(found[:batch_size])
+        warned_now = warn_each(due, now)
+        warned += warned_now
+        if len(due) < batch_size or warned_now == 0:
+            return warned
+
+
+def warn_each(game_ids: Sequence[int], now: dt.datetime) -> int:
+    """Give the 24-hour warning in each of ``game_ids`` still due one, each in its own
+    short transaction; returns how many were given."""
+    warned = 0
+    for game_id in game_ids:
+        with transaction.atomic():
+            try:
+                game = lock_game(game_id)
+            except errors.GameNotFound:
+                continue
+            deadline = game.deadline
+            # Read again under the lock: another sweep may have warned, a move may have
+            # set a new deadline, the game may have ended.
+            if (
+                not game.is_active
+                or deadline is None
+                or game.paused_at is not None
+                or not now < deadline <= now + clock.LOW_TIME
+                or (game.low_time_warned_for is not None and game.low_time_warned_for >= deadline)
+            ):
+                continue
+            game.low_time_warned_for = deadline
+            game.save(update_fields=["low_time_warned_for"])
+            on_clock = game.player_on_clock
+            notify(
+                recipient=on_clock,
+                kind=NotificationKind.LOW_TIME,
+                game=game,
+                actor=game.opponent_of(on_clock.pk),
+                detail={"deadline": deadline.isoformat()},
+            )
+            warned += 1
+    return warned
+
+
+def advance_clocks(*, by: dt.timedelta, game_id: int | None = None) -> int:
+    """Demo time travel: move the deadlines of the games in progress (or of ``game_id``)
+    ``by`` earlier, as if that much time had passed. Returns how many games it moved.
+
+    Only ``manage.py travel_clock`` calls it, and only where the settings allow it
+    (``DEMO_TIME_TRAVEL``): a newcomer sees a game end on time without waiting days.
+    """
+    if by <= dt.timedelta(0):
+        raise ValueError("the clock only moves forward")
+    moved = 0
+    games = Game.objects.filter(status=Game.Status.ACTIVE, deadline__isnull=False)
+    if game_id is not None:
+        games = games.filter(pk=game_id)
+    for pk in games.order_by("pk").values_list("pk", flat=True):
+        with transaction.atomic():
+            game = lock_game(pk)
+            if not game.is_active or game.deadline is None:
+                continue
+            game.deadline -= by
+            touch(game)
+            game.save(update_fields=["deadline", "updated_at", "version"])
+            publish_game_event(game, "clock_changed")
+            moved += 1
+    return moved
