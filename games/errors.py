@@ -9,6 +9,7 @@ accounts (a player who does not exist, a refused subscription), are in
 from __future__ import annotations
 
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from accounts.errors import DomainError
 
@@ -102,6 +103,24 @@ class ActiveGameExists(DomainError):
 class SelfChallenge(DomainError):
     code = "self_challenge"
     default_message = _("You cannot challenge yourself.")
+
+
+class ChallengeRateLimited(DomainError):
+    code = "challenge_rate_limited"
+    default_message = _("You have sent too many challenges lately: wait before the next.")
+
+    def __init__(self, *, retry_after: int = 60) -> None:
+        minutes = max(1, -(-retry_after // 60))
+        super().__init__(
+            ngettext(
+                "You have sent too many challenges lately: the next may go in %(minutes)d "
+                "minute.",
+                "You have sent too many challenges lately: the next may go in %(minutes)d "
+                "minutes.",
+                minutes,
+            ) % {"minutes": minutes},
+            retry_after=retry_after,
+        )
 
 
 class ChallengeNotFound(DomainError):

@@ -160,6 +160,19 @@ def mark_read(player_id: int, **about: Any) -> int:
     return marked
 
 
+def withdraw_unread(player_id: int, **about: Any) -> int:
+    """Delete ``player_id``'s unread notifications matching ``about`` (news taken back
+    before it was read, such as a withdrawn challenge); the count goes out after the
+    commit. A mail queued for one finds it gone and is not sent."""
+    unread = unread_of(player_id).filter(**about)
+    if not unread.exists():
+        return 0
+    deleted, _ = unread.delete()
+    if deleted:
+        publish_count_on_commit(player_id)
+    return deleted
+
+
 def delete_old_read(*, older_than_days: int, batch_size: int = 5000) -> int:
     """Delete the notifications read more than ``older_than_days`` days ago (unread ones
     stay, however old); returns how many. In short batches through the

@@ -49,6 +49,7 @@ ERROR_STATUS: dict[type[errors.DomainError], int] = {
     errors.ChatNotAllowed: 403,
     errors.ChatMuted: 403,
     errors.ChatRateLimited: 429,
+    errors.ChallengeRateLimited: 429,
     errors.ConditionalLinesInvalid: 422,
     errors.ConditionalOnYourTurn: 409,
 }

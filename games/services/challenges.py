@@ -3,6 +3,10 @@ games a gateway pairs without one. :func:`create_game` is the one place a game b
 
 from __future__ import annotations
 
+from datetime import timedelta
+from math import ceil
+
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -15,7 +19,7 @@ from accounts.types import Player
 from games import clock, errors, rules
 from games.events import publish_challenge_event, publish_game_event
 from games.models import Challenge, Game
-from games.notifications import mark_read, notify
+from games.notifications import mark_read, notify, withdraw_unread
 from games.services.clocks import pause_for_vacation
 from games.services.guards import other
 
@@ -31,6 +35,32 @@ def _active_game_between(a_id: int, b_id: int) -> bool:
 
 def _both_active(a_id: int, b_id: int) -> bool:
     return account_selectors.players().filter(pk__in=(a_id, b_id)).count() == 2
+
+
+def _refuse_over_the_rate(challenger_id: int, challenged_id: int) -> None:
+    """Refuse a challenge beyond :setting:`CHALLENGES_PER_WINDOW` made by the challenger,
+    or :setting:`CHALLENGES_PER_PAIR_PER_WINDOW` to this opponent, in the last
+    :setting:`CHALLENGE_WINDOW_SECONDS`. Counted from the stored challenges that were not
+    accepted, so every door and process shares the count and a withdrawn one still
+    counts."""
+    window = timedelta(seconds=settings.CHALLENGE_WINDOW_SECONDS)
+    since = timezone.now() - window
+    # An accepted challenge was wanted: only the others (pending, declined, withdrawn)
+    # can be spam.
+    recent = Challenge.objects.filter(
+        challenger_id=challenger_id, created_at__gt=since
+    ).exclude(status=Challenge.Status.ACCEPTED)
+    for limit, made in (
+        (settings.CHALLENGES_PER_WINDOW, recent),
+        (settings.CHALLENGES_PER_PAIR_PER_WINDOW, recent.filter(challenged_id=challenged_id)),
+    ):
+        if not limit:
+            continue
+        times = list(made.order_by("-created_at").values_list("created_at", flat=True)[:limit])
+        if len(times) >= limit:
+            # The oldest of the last ``limit`` leaves the window first.
+            wait = times[-1] + window - timezone.now()
+            raise errors.ChallengeRateLimited(retry_after=max(1, ceil(wait.total_seconds())))
 
 
 def _refuse_pending_between(challenger_id: int, challenged_id: int) -> None:
@@ -62,6 +92,7 @@ def challenge(
     if _active_game_between(challenger.pk, challenged.pk):
         raise errors.ActiveGameExists()
     _refuse_pending_between(challenger.pk, challenged.pk)
+    _refuse_over_the_rate(challenger.pk, challenged.pk)
     try:
         with transaction.atomic():
             created = Challenge.objects.create(
@@ -232,4 +263,7 @@ def withdraw_challenge(*, challenge_id: int, player: Player) -> Challenge:
     found = _lock_pending_challenge(challenge_id)
     if found.challenger_id != player.pk:
         raise errors.ChallengeNotFound()
+    # Taken back before it was read: the challenged player's list and inbox forget it
+    # (its queued mail finds no notification and is not sent). A read one stays.
+    withdraw_unread(found.challenged_id, challenge_id=found.pk)
     return close_challenge(found, Challenge.Status.WITHDRAWN)

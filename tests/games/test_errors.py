@@ -36,6 +36,7 @@ STABLE_CODES = {
     errors.ActiveGameExists: "active_game_exists",
     errors.SelfChallenge: "self_challenge",
     errors.ChallengeNotFound: "challenge_not_found",
+    errors.ChallengeRateLimited: "challenge_rate_limited",
     errors.InvalidColour: "invalid_colour",
     errors.InvalidTimeControl: "invalid_time_control",
     errors.AlreadyOnVacation: "already_on_vacation",
