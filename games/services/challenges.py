@@ -134,8 +134,13 @@ def close_challenge(found: Challenge, status: str) -> Challenge:
     found.decided_at = timezone.now()
     found.save(update_fields=["status", "decided_at", "game"])
     publish_challenge_event(found, f"challenge_{status}")
-    # Whatever became of it, the challenge no longer waits for its challenged player.
-    mark_read(found.challenged_id, challenge_id=found.pk)
+    if status == Challenge.Status.WITHDRAWN:
+        # Taken back before it was read: the challenged player's list and inbox forget
+        # it (its queued mail finds no notification and is not sent). A read one stays.
+        withdraw_unread(found.challenged_id, challenge_id=found.pk)
+    else:
+        # Whatever became of it, the challenge no longer waits for its challenged player.
+        mark_read(found.challenged_id, challenge_id=found.pk)
     return found
 
 
@@ -263,7 +268,4 @@ def withdraw_challenge(*, challenge_id: int, player: Player) -> Challenge:
     found = _lock_pending_challenge(challenge_id)
     if found.challenger_id != player.pk:
         raise errors.ChallengeNotFound()
-    # Taken back before it was read: the challenged player's list and inbox forget it
-    # (its queued mail finds no notification and is not sent). A read one stays.
-    withdraw_unread(found.challenged_id, challenge_id=found.pk)
     return close_challenge(found, Challenge.Status.WITHDRAWN)
