@@ -75,6 +75,11 @@ class DrawOfferPending(DomainError):
     default_message = _("A draw offer is pending: it must be answered first.")
 
 
+class DrawOfferTooSoon(DomainError):
+    code = "draw_offer_too_soon"
+    default_message = _("You have offered a draw since your last move: make a move first.")
+
+
 class NoDrawOffer(DomainError):
     code = "no_draw_offer"
     default_message = _("There is no draw offer to answer.")

@@ -151,6 +151,11 @@ class Game(models.Model):
     # The colour whose action ended the game: who resigned, abandoned, accepted a draw or
     # claimed one ("" while in progress, and when the board itself ended it).
     ended_by = models.CharField(max_length=5, choices=Colour, blank=True, default="")
+    # How many moves each side had made when it last offered a draw (None: never). A side
+    # offers again only after a move of its own: an offer made on one's turn stops one's
+    # clock while the opponent answers, so repeated offers would buy time.
+    white_offered_after = models.PositiveIntegerField(null=True, blank=True)
+    black_offered_after = models.PositiveIntegerField(null=True, blank=True)
     fen = models.CharField(max_length=100, default=rules.STARTING_FEN)
     next_move_number = models.PositiveIntegerField(default=1)
     # The last named opening position the game passed through (games.openings), kept as

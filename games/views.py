@@ -43,6 +43,7 @@ ERROR_STATUS: dict[type[errors.DomainError], int] = {
     errors.GameFinished: 409,
     errors.DrawOfferPending: 409,
     errors.NoDrawOffer: 409,
+    errors.DrawOfferTooSoon: 409,
     errors.NothingToClaim: 409,
     errors.InvalidMove: 400,
     errors.IllegalMove: 422,

@@ -36,6 +36,12 @@ def _offer_draw_on(game: Game, player: Player) -> Game:
     require_active(game)
     if game.draw_offer_by:
         raise errors.DrawOfferPending()
+    made = rules.plies_played_by(colour, start_fen=game.start_fen, plies=game.next_move_number - 1)
+    offered_after = f"{colour}_offered_after"
+    last = getattr(game, offered_after)
+    if last is not None and made <= last:
+        raise errors.DrawOfferTooSoon()
+    setattr(game, offered_after, made)
     now = timezone.now()
     game.draw_offer_by = colour
     if game.deadline is not None and colour == game.colour_to_move:

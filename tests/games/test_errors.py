@@ -30,6 +30,7 @@ STABLE_CODES = {
     errors.GameInProgress: "game_in_progress",
     errors.DrawOfferPending: "draw_offer_pending",
     errors.NoDrawOffer: "no_draw_offer",
+    errors.DrawOfferTooSoon: "draw_offer_too_soon",
     errors.NothingToClaim: "nothing_to_claim",
     errors.ChallengeExists: "challenge_exists",
     errors.OpponentChallengedFirst: "opponent_challenged_first",

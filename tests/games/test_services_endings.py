@@ -87,6 +87,36 @@ def test_declining_the_offer_clears_it_and_play_goes_on(game, alice, bob):
     services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")
 
 
+def test_a_declined_offer_is_made_again_only_after_a_move_of_ones_own(game, play, alice, bob):
+    # Offered on one's turn, the offer stops one's clock while the opponent answers:
+    # offering again and again would buy time.
+    services.offer_draw(game_id=game.pk, player=alice)
+    services.answer_draw(game_id=game.pk, player=bob, accept=False)
+    with pytest.raises(errors.DrawOfferTooSoon):
+        services.offer_draw(game_id=game.pk, player=alice)
+    assert state(game)[3] == ""
+    # bob has an offer of his own, once, until he moves.
+    services.offer_draw(game_id=game.pk, player=bob)
+    services.answer_draw(game_id=game.pk, player=alice, accept=False)
+    with pytest.raises(errors.DrawOfferTooSoon):
+        services.offer_draw(game_id=game.pk, player=bob)
+    play(game, "e4")
+    services.offer_draw(game_id=game.pk, player=alice)
+    assert state(game)[3] == "white"
+
+
+def test_a_draw_offered_with_ones_move_counts_for_that_move(game, play, alice, bob):
+    play(game, "e4")
+    # White offers on black's turn, after the move: the next offer waits for the next move.
+    services.offer_draw(game_id=game.pk, player=alice)
+    services.answer_draw(game_id=game.pk, player=bob, accept=False)
+    play(game, "e5")
+    with pytest.raises(errors.DrawOfferTooSoon):
+        services.offer_draw(game_id=game.pk, player=alice)
+    play(game, "Nf3")
+    services.offer_draw(game_id=game.pk, player=alice)
+
+
 def test_answering_without_an_offer_is_refused(game, bob):
     before = state(game)
     with pytest.raises(errors.NoDrawOffer):
