@@ -46,6 +46,12 @@ class MoveTextError(ValueError):
     """The text is not a move in UCI or SAN (python-chess's InvalidMoveError)."""
 
 
+# What a FEN from outside may hold: 90 characters is the longest FEN of a position
+# whose move number is at most MAX_START_MOVE_NUMBER; the column holds 100.
+MAX_FEN_LENGTH = 90
+MAX_START_MOVE_NUMBER = 9999
+
+
 class InvalidPositionError(ValueError):
     """A FEN that is not a legal position to start a game from."""
 
@@ -118,12 +124,21 @@ def both_sides_have_moved(*, start_fen: str, plies: int) -> bool:
 def starting_position(fen: str) -> str:
     """``fen`` as the position a game may start from: legal, with a move to play, written
     in full (missing counters completed). Raises :class:`InvalidPositionError`."""
+    text = fen.strip()
+    # The longest FEN of a real position is well under the bound; a longer text is not
+    # parsed at all (python-chess would read any number of digits in the counters).
+    if len(text) > MAX_FEN_LENGTH:
+        raise InvalidPositionError(text[:MAX_FEN_LENGTH] + "…")
     try:
-        board = chess.Board(fen.strip())
+        board = chess.Board(text)
     except ValueError as exc:
-        raise InvalidPositionError(fen) from exc
+        raise InvalidPositionError(text) from exc
     if not board.is_valid() or board.is_game_over(claim_draw=False):
-        raise InvalidPositionError(fen)
+        raise InvalidPositionError(text)
+    # The move number is a counter the position does not need; bounded, the stored FEN
+    # keeps within its column however long the game goes on from there.
+    if not 1 <= board.fullmove_number <= MAX_START_MOVE_NUMBER:
+        raise InvalidPositionError(text)
     return board.fen()
 
 

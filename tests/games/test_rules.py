@@ -490,3 +490,34 @@ def test_black_plays_the_odd_plies_from_a_position_with_black_to_move(plies, whi
 @pytest.mark.parametrize(("plies", "both"), [(0, False), (1, False), (2, True), (7, True)])
 def test_both_sides_have_moved_after_two_plies_whoever_began(start, plies, both):
     assert rules.both_sides_have_moved(start_fen=start, plies=plies) is both
+
+
+# --------------------------------------------------------------------------- positions from outside
+
+OPENING_BLACK_TO_MOVE = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+
+
+@pytest.mark.parametrize(
+    "fen",
+    [
+        OPENING_BLACK_TO_MOVE.replace(" 0 1", " 0 " + "9" * 80),  # a counter of 80 digits
+        OPENING_BLACK_TO_MOVE + " " + "x" * 300,  # 357 characters of trailing text
+        OPENING_BLACK_TO_MOVE.replace(" 0 1", " " + "9" * 80 + " 1"),  # and in the clock
+        OPENING_BLACK_TO_MOVE.replace(" 0 1", " 0 10000"),
+        "",
+    ],
+)
+def test_a_fen_from_outside_is_bounded_before_it_is_taken(fen):
+    with pytest.raises(rules.InvalidPositionError) as refused:
+        rules.starting_position(fen)
+    assert len(str(refused.value)) <= rules.MAX_FEN_LENGTH + 1
+
+
+def test_a_move_number_of_zero_is_read_as_one_the_board_s_own_form():
+    assert rules.starting_position(OPENING_BLACK_TO_MOVE.replace(" 0 1", " 0 0")).endswith(" 0 1")
+
+
+def test_the_highest_move_number_is_taken_and_the_fen_fits_its_column():
+    fen = rules.starting_position(OPENING_BLACK_TO_MOVE.replace(" 0 1", " 149 9999"))
+    assert fen.endswith(" 149 9999")
+    assert len(fen) <= rules.MAX_FEN_LENGTH <= 100
