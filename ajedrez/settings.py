@@ -234,6 +234,10 @@ else:
 SUBSCRIPTION_REQUESTS_PER_ADDRESS = int(os.environ.get("SUBSCRIPTION_REQUESTS_PER_ADDRESS", "5"))
 SUBSCRIPTION_REQUESTS_WINDOW = int(os.environ.get("SUBSCRIPTION_REQUESTS_WINDOW", "3600"))
 
+# Archive PGN downloads one player may have running at once (games.pgn_export); more are
+# answered 429. 0 turns the bound off.
+PGN_DOWNLOADS_PER_PLAYER = int(os.environ.get("PGN_DOWNLOADS_PER_PLAYER", "1"))
+
 # Argon2 (argon2-cffi) hashes every new password. The PBKDF2 hashers after it still verify
 # the hashes made before; a successful login with one re-hashes the password with Argon2
 # (Django's check_password does, through its setter), so old hashes go as players return.
