@@ -21,6 +21,7 @@ start of the last batch, so that a process that dies mid-download frees its slot
 from __future__ import annotations
 
 import secrets
+import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -38,6 +39,7 @@ BATCH_GAMES = 100
 # How long a slot outlives the start of its download's last batch: a download whose
 # process died, or whose client stopped reading, no longer counts after this.
 SLOT_SECONDS = 120
+_ONE_BATCH_AT_A_TIME = threading.Lock()
 
 
 def game_ids(games: QuerySet[Game]) -> list[int]:
@@ -47,7 +49,16 @@ def game_ids(games: QuerySet[Game]) -> list[int]:
 
 
 def batch_text(ids: Sequence[int]) -> str:
-    """The PGN of the games ``ids``, in that order, each followed by a blank line."""
+    """The PGN of the games ``ids``, in that order, each followed by a blank line.
+
+    One batch at a time in a process: downloads take turns a batch each, and the other
+    requests share the interpreter with one such thread rather than with all of them
+    (eight at once, each holding the GIL in turn, kept a plain request waiting seconds)."""
+    with _ONE_BATCH_AT_A_TIME:
+        return _batch_text(ids)
+
+
+def _batch_text(ids: Sequence[int]) -> str:
     games = Game.objects.select_related("white", "black").in_bulk(ids)
     moves: dict[int, list[tuple[str, str]]] = {pk: [] for pk in ids}
     rows = (
