@@ -106,8 +106,9 @@ def stream(games: QuerySet[Game], slot: Slot | None = None) -> Iterator[bytes]:
 
 async def astream(games: QuerySet[Game], slot: Slot | None = None) -> AsyncIterator[bytes]:
     """The file, a batch at a time, for an asynchronous server: each batch is read and
-    written in a worker thread, and sent before the next is read. A client that goes
-    away closes this generator (Django cancels the response), which frees the slot."""
+    written in a worker thread, and sent before the next is read. When the client goes
+    away Django stops reading and closes the response, which frees the slot (the view's
+    response does; this generator's end does too, if it is closed first)."""
     try:
         ids = await sync_to_async(game_ids)(games)
         for start in range(0, len(ids), BATCH_GAMES):
