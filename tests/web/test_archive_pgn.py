@@ -62,6 +62,15 @@ def test_a_second_download_by_the_same_player_is_refused_while_one_runs(
     go_away(running)
 
 
+def test_the_refusal_speaks_the_players_language(as_bob, bob, finished, settings):
+    settings.LANGUAGE_CODE = "es"
+    running = as_bob.get(url())
+    refused = _logged_in(bob).get(url())
+    assert refused.status_code == 429
+    assert "Ya estás descargando un archivo PGN" in refused.content.decode()
+    go_away(running)
+
+
 def test_another_players_download_is_not_affected(as_bob, as_carol, finished):
     running = as_bob.get(url())
     other = as_carol.get(url())
