@@ -234,12 +234,17 @@ else:
 SUBSCRIPTION_REQUESTS_PER_ADDRESS = int(os.environ.get("SUBSCRIPTION_REQUESTS_PER_ADDRESS", "5"))
 SUBSCRIPTION_REQUESTS_WINDOW = int(os.environ.get("SUBSCRIPTION_REQUESTS_WINDOW", "3600"))
 
-# Challenges one player may make in a window (any door; withdrawn ones count, so a
+# Challenges one player may make in a window (any door; those not accepted count,
+# withdrawn ones included, so a
 # challenge-and-withdraw loop cannot bury a player in notifications and mail), and those
 # to one same opponent. 0 turns a limit off.
 CHALLENGES_PER_WINDOW = int(os.environ.get("CHALLENGES_PER_WINDOW", "30"))
 CHALLENGES_PER_PAIR_PER_WINDOW = int(os.environ.get("CHALLENGES_PER_PAIR_PER_WINDOW", "3"))
 CHALLENGE_WINDOW_SECONDS = int(os.environ.get("CHALLENGE_WINDOW_SECONDS", "3600"))
+
+# Archive PGN downloads one player may have running at once (games.pgn_export); more are
+# answered 429. 0 turns the bound off.
+PGN_DOWNLOADS_PER_PLAYER = int(os.environ.get("PGN_DOWNLOADS_PER_PLAYER", "1"))
 
 # Argon2 (argon2-cffi) hashes every new password. The PBKDF2 hashers after it still verify
 # the hashes made before; a successful login with one re-hashes the password with Argon2

@@ -5,27 +5,35 @@ on the game pages already)."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import AsyncIterator, Iterator
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.core.handlers.asgi import ASGIRequest
 from django.core.paginator import Paginator
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_safe
 
 from accounts import errors as account_errors
 from accounts import selectors as account_selectors
 from accounts.types import AuthenticatedRequest, Player
 from accounts.validators import USERNAME_MAX_LENGTH
-from games import selectors, state
+from games import pgn_export, selectors
 from games.state import game_row
 
 GAMES_PER_PAGE = 25
 # One file of at most this many games: a download is one request's work.
 PGN_MAX_GAMES = 2000
+PGN_CONTENT_TYPE = "application/x-chess-pgn; charset=utf-8"
+# What a refused download (one already running for the player) is told to wait.
+RETRY_AFTER_SECONDS = 10
 EARLIEST, LATEST = dt.date(1900, 1, 1), dt.date(9998, 12, 31)
 # The same bounds in the page: a browser's date picker accepts years of five and six
 # digits, and without min/max it would send them only for the server to refuse.
@@ -148,7 +156,7 @@ def archive(request: AuthenticatedRequest, username: str) -> HttpResponse:
 
 @login_required
 @require_safe
-def archive_pgn(request: AuthenticatedRequest, username: str) -> HttpResponse:
+def archive_pgn(request: AuthenticatedRequest, username: str) -> HttpResponseBase:
     """Every game the archive shows with these filters (all pages, up to 2,000), as one
     PGN file."""
     player = _player_or_404(username)
@@ -162,12 +170,54 @@ def archive_pgn(request: AuthenticatedRequest, username: str) -> HttpResponse:
             status=400,
             content_type="text/plain; charset=utf-8",
         )
-    games = selectors.archive(player, form.archive_filter())[:PGN_MAX_GAMES]
-    # Built whole rather than streamed: under ASGI Django would read a synchronous
-    # iterator to the end before sending anyway, and 2,000 games are a few megabytes.
-    response = HttpResponse(
-        "".join(text + "\n\n" for text in state.games_pgn(games)),
-        content_type="application/x-chess-pgn; charset=utf-8",
-    )
+    response: HttpResponseBase
+    if request.method == "HEAD":
+        # The answer's headers without its work: link checkers and probes send HEAD.
+        response = HttpResponse(content_type=PGN_CONTENT_TYPE)
+    elif (slot := pgn_export.take_slot(request.user.pk)) is None:
+        return _busy()
+    else:
+        games = selectors.archive(player, form.archive_filter())[:PGN_MAX_GAMES]
+        # Streamed a batch of games at a time; an asynchronous iterator under ASGI, since
+        # Django reads a synchronous one whole before sending it there.
+        content = (
+            pgn_export.astream(games, slot)
+            if isinstance(request, ASGIRequest)
+            else pgn_export.stream(games, slot)
+        )
+        response = PGNFileResponse(content, slot)
     response["Content-Disposition"] = f'attachment; filename="{player.username}-games.pgn"'
+    return response
+
+
+class PGNFileResponse(StreamingHttpResponse):
+    """The streamed file, which frees its download slot when the server closes it: at
+    the end, when the client went away, or unread (a HEAD request, an error)."""
+
+    def __init__(self, content: Iterator[bytes] | AsyncIterator[bytes], slot: pgn_export.Slot):
+        super().__init__(content, content_type=PGN_CONTENT_TYPE)
+        self.slot = slot
+
+    def close(self) -> None:
+        try:
+            self.slot.release()
+        finally:
+            super().close()
+
+
+def _busy() -> HttpResponse:
+    """The answer to a download beyond the player's bound: 429, and when to try again."""
+    limit = settings.PGN_DOWNLOADS_PER_PLAYER
+    response = HttpResponse(
+        ngettext(
+            "You are already downloading a PGN file. Wait for it to finish, then try again.",
+            "You are already downloading %(count)d PGN files. Wait for one to finish, "
+            "then try again.",
+            limit,
+        )
+        % {"count": limit},
+        status=429,
+        content_type="text/plain; charset=utf-8",
+    )
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response

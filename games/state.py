@@ -237,6 +237,15 @@ def _pgn_batch(games: list[Game]) -> Iterator[str]:
 
 
 def _pgn(game: Game, ucis: Iterable[str]) -> str:
+    headers, comment = pgn_tags(game)
+    return rules.pgn(
+        headers, ucis, result=game.result, termination_comment=comment, start_fen=game.start_fen
+    )
+
+
+def pgn_tags(game: Game) -> tuple[dict[str, str], str | None]:
+    """A game's PGN tags, and the comment after its last move (how it ended), as every
+    PGN export writes them (the game's file here, the archive's in :mod:`games.pgn_export`)."""
     headers = {
         "Event": f"Ajedrez correspondence game {game.public_id}",
         "Site": game.site or "Ajedrez",
@@ -260,9 +269,7 @@ def _pgn(game: Game, ucis: Iterable[str]) -> str:
         }.get(rules.Termination(game.termination), "normal")
         # PGN is an interchange format: the reason stays in English, whatever the language.
         comment = game.termination.replace("_", " ")
-    return rules.pgn(
-        headers, ucis, result=game.result, termination_comment=comment, start_fen=game.start_fen
-    )
+    return headers, comment
 
 
 # --------------------------------------------------------------------------- events

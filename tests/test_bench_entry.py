@@ -30,6 +30,7 @@ def test_the_quick_run_is_smaller_everywhere_it_is_slow():
     assert quick.spectators < full.spectators
     assert quick.idle_sessions < full.idle_sessions
     assert quick.writers == "4"  # the one count with a goal
+    assert quick.pgn_games < full.pgn_games == 2_000
 
 
 def test_the_table_shows_each_verdict():

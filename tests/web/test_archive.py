@@ -164,7 +164,7 @@ def test_download_gives_every_game_the_filters_match_as_one_pgn(as_bob, games):
     response = as_bob.get(reverse("player_archive_pgn", args=["alice"]), {"opponent": "carol"})
     assert response.status_code == 200
     assert response["Content-Disposition"] == 'attachment; filename="alice-games.pgn"'
-    text = response.content.decode()
+    text = b"".join(response.streaming_content).decode()
     read = io.StringIO(text)
     found = []
     while (game := chess.pgn.read_game(read)) is not None:
