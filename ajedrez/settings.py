@@ -234,10 +234,9 @@ else:
 SUBSCRIPTION_REQUESTS_PER_ADDRESS = int(os.environ.get("SUBSCRIPTION_REQUESTS_PER_ADDRESS", "5"))
 SUBSCRIPTION_REQUESTS_WINDOW = int(os.environ.get("SUBSCRIPTION_REQUESTS_WINDOW", "3600"))
 
-# Challenges one player may make in a window (any door; those not accepted count,
-# withdrawn ones included, so a
-# challenge-and-withdraw loop cannot bury a player in notifications and mail), and those
-# to one same opponent. 0 turns a limit off.
+# Challenges one player may make in a window, and those to one same opponent (any door;
+# those not accepted count, withdrawn ones included, so a challenge-and-withdraw loop
+# cannot bury a player in notifications and mail). 0 turns a limit off.
 CHALLENGES_PER_WINDOW = int(os.environ.get("CHALLENGES_PER_WINDOW", "30"))
 CHALLENGES_PER_PAIR_PER_WINDOW = int(os.environ.get("CHALLENGES_PER_PAIR_PER_WINDOW", "3"))
 CHALLENGE_WINDOW_SECONDS = int(os.environ.get("CHALLENGE_WINDOW_SECONDS", "3600"))
