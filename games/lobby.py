@@ -70,8 +70,8 @@ def game_window(games: QuerySet[Game], player: Player, size: int) -> GameWindow:
 def dashboard_context(player: Player) -> dict[str, object]:
     """Everything the dashboard shows, in a fixed number of queries, with a fixed number
     of games however many the player has (each list's order: ``games.selectors``)."""
-    # First: reading the finished games ends those whose time ran out, which must then
-    # not be listed as in progress too.
+    # A game whose time ran out is in the finished list, in neither list in progress
+    # (games.selectors.effective): nothing is written to show it so.
     finished = game_window(selectors.finished_games_of(player), player, RECENT_FINISHED_GAMES)
     my_turn = game_window(selectors.games_waiting_for(player), player, DASHBOARD_GAMES_PER_LIST)
     their_turn = game_window(
@@ -137,9 +137,6 @@ def game_list(request: AuthenticatedRequest, section: str) -> HttpResponse:
         select, heading = GAME_LISTS[section]
     except KeyError:
         raise Http404(_("No such list of games.")) from None
-    # A game whose time ran out is over before any list shows it (the finished list's
-    # selector does this itself).
-    services.expire_due_games_of(request.user)
     page = Paginator(select(request.user), GAMES_PER_PAGE).get_page(request.GET.get("page"))
     rows = [game_row(g, request.user) for g in page.object_list]
     return render(
