@@ -30,7 +30,7 @@ from games import clock, conditional, rules, selectors
 from games.models import Challenge, Game, Move, Notification
 from ranking import selectors as ranking_selectors
 from ranking.models import change_label, rating_label
-from ranking.rating_rules import PROVISIONAL_DEVIATION
+from ranking.rating_rules import PROVISIONAL_DEVIATION, is_rated
 
 # How people write a result; the stored value stays PGN's (``1/2-1/2``), which PGN
 # exports and ESPOL need.
@@ -48,11 +48,15 @@ def game_ratings(game: Game) -> dict[str, Any]:
     says whether the game changed ratings at all (false for a game in progress)."""
     changes = {} if game.is_active else ranking_selectors.game_rating_changes(game.pk)
     records = ranking_selectors.records_of([game.white_id, game.black_id])
-    # Why a finished game changed no rating: a gateway's guest played (such games never
-    # count), or it ended before both players moved.
+    # Why a finished game changes no rating: a gateway's guest played (such games never
+    # count), or it ended before both players moved. A rated game whose time ran out has
+    # no change yet until the sweep ends it: ratings as they stand, the change to come.
     why_unrated = None
     if not game.is_active and not changes:
-        why_unrated = "guest" if not game.rated else "early"
+        if not game.rated:
+            why_unrated = "guest"
+        elif not is_rated(game.next_move_number - 1):
+            why_unrated = "early"
     sides: dict[str, Any] = {"rated": bool(changes), "why_unrated": why_unrated}
     for colour, player_id in ((rules.WHITE, game.white_id), (rules.BLACK, game.black_id)):
         if not game.rated:
@@ -67,6 +71,11 @@ def game_ratings(game: Game) -> dict[str, Any]:
         else:
             sides[colour] = {"rating": records[player_id].rating_label, "change": None}
     return sides
+
+
+def fullmove_number(fen: str) -> int:
+    """The chess move number of the move to play in ``fen`` (its sixth field)."""
+    return int(fen.split(" ")[5])
 
 
 def game_state(game: Game) -> dict[str, Any]:
@@ -86,6 +95,9 @@ def game_state(game: Game) -> dict[str, Any]:
         "initial_fen": game.start_fen,
         "turn": game.colour_to_move,
         "next_move_number": game.next_move_number,
+        # The chess move number of the move to play (the FEN's): a game begun from a
+        # position may start at any number, with either side to move.
+        "move_number": fullmove_number(game.fen),
         "version": game.version,
         "updated_at": game.updated_at.isoformat(),
         "clock": clock_state(game),
@@ -128,6 +140,70 @@ def move_state(move: Move) -> dict[str, Any]:
         "think_seconds": move.think_seconds,
         "reverse": move.reverse,
     }
+
+
+def move_rows(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A move list (:func:`move_state` items) as pages show it: one row per chess move,
+    labelled ``12.`` before White's move, or ``12. …`` when the row begins with Black's
+    (the first move of a game begun with Black to move). The script's ``moveRows``
+    (``static/js/game_text.js``) is the same rule, so a page reads the same on load and
+    after a live move."""
+    rows: list[dict[str, Any]] = []
+    for move in moves:
+        if move["colour"] == rules.WHITE or not rows:
+            number = move["move_number"]
+            label = f"{number}." if move["colour"] == rules.WHITE else f"{number}. …"
+            rows.append({"label": label, "moves": []})
+        rows[-1]["moves"].append(move)
+    return rows
+
+
+def result_strings() -> dict[str, str]:
+    """The words of a result banner, in the active language: the page's script gets
+    these same texts (``data.strings``) to write the banner after a live ending."""
+    return {
+        "whiteWins": gettext("White wins"),
+        "blackWins": gettext("Black wins"),
+        "draw": gettext("Draw"),
+        "aborted": gettext("Aborted: no result"),
+        "notRated": gettext("not rated: the game ended before both players moved"),
+        "notRatedGuest": gettext("not rated: a guest of a TCP gateway played"),
+    }
+
+
+def termination_labels() -> dict[str, str]:
+    """How each ending is named, by its stored value, in the active language."""
+    return {value: str(label) for value, label in Game.Termination.choices}
+
+
+def result_text(game: dict[str, Any], ratings: dict[str, Any]) -> str:
+    """The result banner of a finished game, from its :func:`game_state` and
+    :func:`game_ratings`: ``1-0 · White wins · Checkmate · alice 1520 (+8), bob 1480
+    (−8)``. The script's ``resultText`` (``static/js/game_text.js``) writes the same
+    from the same fields and words; "" for a game in progress."""
+    if game["status"] == Game.Status.ACTIVE:
+        return ""
+    words = result_strings()
+    if game["result"] == Game.Result.ONGOING:
+        return words["aborted"]
+    who = {"1-0": words["whiteWins"], "0-1": words["blackWins"]}.get(
+        game["result"], words["draw"]
+    )
+    how = termination_labels().get(game["termination"], game["termination"])
+    white, black = ratings[rules.WHITE], ratings[rules.BLACK]
+    if ratings["rated"]:
+        rated = (
+            f"{game['white']} {white['rating']} ({white['change']}), "
+            f"{game['black']} {black['rating']} ({black['change']})"
+        )
+    elif ratings["why_unrated"] == "guest":
+        rated = words["notRatedGuest"]
+    elif ratings["why_unrated"] == "early":
+        rated = words["notRated"]
+    else:
+        # Rated, its change not yet written (the time ran out; the sweep records it).
+        rated = f"{game['white']} {white['rating']}, {game['black']} {black['rating']}"
+    return f"{game['result_label']} · {who} · {how} · {rated}"
 
 
 def challenge_state(challenge: Challenge) -> dict[str, Any]:
