@@ -32,8 +32,8 @@ from accounts.forms import UnsubscribeForm
 from accounts.types import AuthenticatedRequest, Player
 from accounts.validators import USERNAME_MAX_LENGTH
 from games import errors, notifications, rules, selectors, services
-from games.models import Challenge, Colour, Game
-from games.state import GameRow, awaiting_count, game_row, game_url
+from games.models import Colour, Game
+from games.state import GameRow, LiveGame, Relation, awaiting_count, game_row, game_url
 from ranking import selectors as ranking_selectors
 
 RECENT_FINISHED_GAMES = 10
@@ -111,22 +111,6 @@ GAME_LISTS: dict[str, tuple[Callable[[Player], QuerySet[Game]], Promise]] = {
 
 
 LIVE_GAMES_SHOWN = 100
-
-
-@dataclass(frozen=True)
-class LiveGame:
-    """A game in progress as the live lobby lists it."""
-
-    game: Game
-
-    @property
-    def move_number(self) -> int:
-        """The chess move number (the FEN's), as a board's move list counts."""
-        return int(self.game.fen.split(" ")[5])
-
-    @property
-    def colour_to_move(self) -> str:
-        return self.game.colour_to_move
 
 
 @login_required
@@ -286,19 +270,6 @@ def challenge_withdraw(request: AuthenticatedRequest, pk: int) -> HttpResponse:
 
 
 # --------------------------------------------------------------------------- players
-
-
-@dataclass(frozen=True)
-class Relation:
-    """Where a listed player stands with me: a game in progress, a pending challenge."""
-
-    game_url: str = ""
-    challenge_sent: Challenge | None = None
-    challenge_received: Challenge | None = None
-
-    @property
-    def can_challenge(self) -> bool:
-        return not (self.game_url or self.challenge_sent or self.challenge_received)
 
 
 def _relations(player: Player) -> dict[int, Relation]:

@@ -25,7 +25,8 @@ export function resultText(game, ratings, strings, terminations) {
     game.result === "1-0" ? strings.whiteWins
     : game.result === "0-1" ? strings.blackWins
     : strings.draw;
-  const how = terminations[game.termination] || game.termination;
+  const named = terminations[game.termination] || game.termination;
+  const how = named.charAt(0).toUpperCase() + named.slice(1); // as Django's capfirst
   const white = ratings.white;
   const black = ratings.black;
   let rated;
