@@ -12,8 +12,8 @@ class GamesConfig(AppConfig):
 
         account_closing.connect(end_games_of_closing_account, dispatch_uid="games.abandon")
 
-        from games.mail import queue_mail
         from games.signals import notification_created
+        from games.tasks import queue_mail
 
         notification_created.connect(queue_mail, dispatch_uid="games.mail")
 

@@ -9,8 +9,11 @@ no database.
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 
 from django.utils.translation import gettext, ngettext
+
+from games import rules
 
 # The choices offered (lichess's correspondence and chess.com's Daily both offer 1–14).
 DAYS_PER_MOVE = (1, 2, 3, 5, 7, 10, 14)
@@ -68,3 +71,61 @@ def left_text(left: dt.timedelta) -> str:
     if hours:
         return gettext("%(hours)dh %(minutes)dm left") % {"hours": hours, "minutes": minutes}
     return gettext("%(minutes)dm left") % {"minutes": minutes}
+
+
+# --------------------------------------------------------------------------- running out
+
+
+# Before this many half-moves a game that runs out is aborted (no result, not rated)
+# rather than lost: the player who ran out never had to answer a move of the opponent.
+PLIES_BEFORE_A_LOSS_ON_TIME = 2
+
+
+def is_due(
+    *, active: bool, deadline: dt.datetime | None, paused_at: dt.datetime | None, now: dt.datetime
+) -> bool:
+    """Whether a game's running clock has passed its deadline by ``now``: in progress,
+    with a clock that is not standing still (vacation), and the deadline reached."""
+    return active and deadline is not None and paused_at is None and deadline <= now
+
+
+@dataclass(frozen=True)
+class Expiry:
+    """How a game whose time has run out ends: ``out_of_time`` (the colour the game
+    waited for) loses, or the game is aborted; it ended at its deadline, ``at``."""
+
+    out_of_time: str
+    outcome: rules.Outcome
+    at: dt.datetime
+
+    @property
+    def event(self) -> str:
+        """The live event that tells of it: ``aborted`` or ``timeout``."""
+        return "aborted" if self.outcome.termination == rules.Termination.ABORTED else "timeout"
+
+
+def expiry(
+    *,
+    active: bool,
+    deadline: dt.datetime | None,
+    paused_at: dt.datetime | None,
+    colour_on_clock: str,
+    fen: str,
+    plies_played: int,
+    now: dt.datetime,
+) -> Expiry | None:
+    """How a game in this state has ended by ``now`` on time, or ``None`` while its time
+    has not run out (no clock, a clock standing still, time left, or already over).
+
+    The one rule of running out, for the services that write the ending and for the
+    read model that shows a game past its deadline as over before the sweep ends it: the
+    player the game waits for loses (a draw when the opponent has no mating material);
+    before both players have moved the game is aborted instead.
+    """
+    if deadline is None or not is_due(
+        active=active, deadline=deadline, paused_at=paused_at, now=now
+    ):
+        return None
+    if plies_played < PLIES_BEFORE_A_LOSS_ON_TIME:
+        return Expiry(colour_on_clock, rules.ABORTED, deadline)
+    return Expiry(colour_on_clock, rules.timeout_outcome(fen, colour_on_clock), deadline)

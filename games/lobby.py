@@ -32,8 +32,8 @@ from accounts.forms import UnsubscribeForm
 from accounts.types import AuthenticatedRequest, Player
 from accounts.validators import USERNAME_MAX_LENGTH
 from games import errors, notifications, rules, selectors, services
-from games.models import Challenge, Colour, Game
-from games.state import GameRow, awaiting_count, game_row, game_url
+from games.models import Colour, Game
+from games.state import GameRow, LiveGame, Relation, awaiting_count, game_row, game_url
 from ranking import selectors as ranking_selectors
 
 RECENT_FINISHED_GAMES = 10
@@ -70,8 +70,8 @@ def game_window(games: QuerySet[Game], player: Player, size: int) -> GameWindow:
 def dashboard_context(player: Player) -> dict[str, object]:
     """Everything the dashboard shows, in a fixed number of queries, with a fixed number
     of games however many the player has (each list's order: ``games.selectors``)."""
-    # First: reading the finished games ends those whose time ran out, which must then
-    # not be listed as in progress too.
+    # A game whose time ran out is in the finished list, in neither list in progress
+    # (games.selectors.effective): nothing is written to show it so.
     finished = game_window(selectors.finished_games_of(player), player, RECENT_FINISHED_GAMES)
     my_turn = game_window(selectors.games_waiting_for(player), player, DASHBOARD_GAMES_PER_LIST)
     their_turn = game_window(
@@ -113,22 +113,6 @@ GAME_LISTS: dict[str, tuple[Callable[[Player], QuerySet[Game]], Promise]] = {
 LIVE_GAMES_SHOWN = 100
 
 
-@dataclass(frozen=True)
-class LiveGame:
-    """A game in progress as the live lobby lists it."""
-
-    game: Game
-
-    @property
-    def move_number(self) -> int:
-        """The chess move number (the FEN's), as a board's move list counts."""
-        return int(self.game.fen.split(" ")[5])
-
-    @property
-    def colour_to_move(self) -> str:
-        return self.game.colour_to_move
-
-
 @login_required
 @require_safe
 def game_list(request: AuthenticatedRequest, section: str) -> HttpResponse:
@@ -137,9 +121,6 @@ def game_list(request: AuthenticatedRequest, section: str) -> HttpResponse:
         select, heading = GAME_LISTS[section]
     except KeyError:
         raise Http404(_("No such list of games.")) from None
-    # A game whose time ran out is over before any list shows it (the finished list's
-    # selector does this itself).
-    services.expire_due_games_of(request.user)
     page = Paginator(select(request.user), GAMES_PER_PAGE).get_page(request.GET.get("page"))
     rows = [game_row(g, request.user) for g in page.object_list]
     return render(
@@ -289,19 +270,6 @@ def challenge_withdraw(request: AuthenticatedRequest, pk: int) -> HttpResponse:
 
 
 # --------------------------------------------------------------------------- players
-
-
-@dataclass(frozen=True)
-class Relation:
-    """Where a listed player stands with me: a game in progress, a pending challenge."""
-
-    game_url: str = ""
-    challenge_sent: Challenge | None = None
-    challenge_received: Challenge | None = None
-
-    @property
-    def can_challenge(self) -> bool:
-        return not (self.game_url or self.challenge_sent or self.challenge_received)
 
 
 def _relations(player: Player) -> dict[int, Relation]:

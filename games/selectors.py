@@ -1,44 +1,118 @@
 """Reads of challenges and games. Each returns in a bounded number of indexed queries.
 
-A game whose deadline has passed is ended (through :mod:`games.services`) before it is
-read, so that no reader sees a game in progress whose time is up, whether or not the
-sweep (``manage.py expire_games``, the job in ``manage.py serve``) has come by: one
-indexed lookup when nothing is due.
+Reads never write. A game whose deadline has passed reads as it will be once ended
+(:func:`effective`: lost on time by the player it waited for, or aborted, as
+:func:`games.clock.expiry` decides), whether or not the sweep (``manage.py
+expire_games``, the job in ``manage.py serve``) has come by; only the sweep and the
+write path (the services) end it in the database. The lists of a player's games sort
+such a game with the finished ones, by the same rule written in SQL.
 """
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.db.models import Case, F, Q, QuerySet, When
+from django.db.models.functions import Coalesce
+from django.db.models.query import ModelIterable
 from django.utils import timezone
 
 from accounts.types import Player
-from games import errors, rules
+from games import clock, errors, rules
 from games.models import Challenge, Game, Move, Notification, Vacation
+
+# --------------------------------------------------------------------------- effective state
+
+
+def effective(game: Game, now: dt.datetime | None = None) -> Game:
+    """``game`` as it stands at ``now``: itself, or, when its running clock has passed
+    its deadline, a copy ended as the sweep will end it (never saved: the copy is what
+    readers see until the sweep or the next action writes the same ending)."""
+    ended = clock.expiry(
+        active=game.is_active,
+        deadline=game.deadline,
+        paused_at=game.paused_at,
+        colour_on_clock=game.colour_on_clock,
+        fen=game.fen,
+        plies_played=game.next_move_number - 1,
+        now=now or timezone.now(),
+    )
+    if ended is None:
+        return game
+    shown = copy.copy(game)
+    shown.status = Game.Status.FINISHED
+    shown.result = ended.outcome.result
+    shown.termination = ended.outcome.termination.value
+    shown.ended_by = ""
+    shown.draw_offer_by = ""
+    shown.finished_at = ended.at
+    shown.deadline = None
+    shown.time_left = None
+    shown.paused_at = None
+    return shown
+
+
+class _EffectiveGames(ModelIterable):
+    """Games read from a queryset as :func:`effective` shows them."""
+
+    def __iter__(self) -> Iterator[Game]:
+        now = timezone.now()
+        for game in super().__iter__():
+            yield effective(game, now)
+
+
+def _effective(games: QuerySet[Game]) -> QuerySet[Game]:
+    """``games`` (and every queryset made from it) yielding effective games."""
+    games = games.all()
+    games._iterable_class = _EffectiveGames
+    return games
+
+
+def _due(now: dt.datetime) -> Q:
+    """A running clock past its deadline (a deadline is set only while a game is in
+    progress: the services clear it when it ends)."""
+    return Q(deadline__lte=now, paused_at__isnull=True)
+
+
+def _running(now: dt.datetime) -> Q:
+    """Not :func:`_due`: no clock, time left, or a clock standing still."""
+    return Q(deadline__isnull=True) | Q(deadline__gt=now) | Q(paused_at__isnull=False)
+
+
+def _in_status(status: str, now: dt.datetime) -> list[Q]:
+    """The conditions (any of them) of a game whose effective status is ``status``."""
+    if status == Game.Status.ACTIVE:
+        return [Q(status=Game.Status.ACTIVE) & _running(now)]
+    if status == Game.Status.FINISHED:
+        return [Q(status=Game.Status.FINISHED), Q(status=Game.Status.ACTIVE) & _due(now)]
+    return [Q(status=status)]
+
+
+def _of_player(player: Player, conditions: list[Q]) -> QuerySet[Game]:
+    # Each side of the OR starts with the player and the status, as ``of_player`` does,
+    # so that SQLite reads only this player's games through the per-player indexes.
+    sides = Q()
+    for condition in conditions:
+        sides |= (Q(white=player) & condition) | (Q(black=player) & condition)
+    return Game.objects.filter(sides)
+
+
+# --------------------------------------------------------------------------- games
 
 
 def game(game_id: int) -> Game:
-    """The game with both players loaded; :class:`~games.errors.GameNotFound` otherwise."""
+    """The game with both players loaded, as it stands now (:func:`effective`);
+    :class:`~games.errors.GameNotFound` otherwise."""
     try:
         found = Game.objects.select_related("white", "black").get(pk=game_id)
     except Game.DoesNotExist as exc:
         raise errors.GameNotFound() from exc
-    if (
-        found.is_active
-        and found.deadline is not None
-        and found.paused_at is None
-        and found.deadline <= timezone.now()
-    ):
-        from games import services  # the services read through this module
-
-        ended = services.expire_game(game_id=game_id)
-        if ended is not None:
-            return ended
-    return found
+    return effective(found)
 
 
 def game_for_player(game_id: int, player: Player) -> Game:
@@ -50,13 +124,14 @@ def game_for_player(game_id: int, player: Player) -> Game:
 
 
 def games_of(player: Player, *, status: str | None = None) -> QuerySet[Game]:
-    """``player``'s games, most recently changed first (those whose time ran out ended)."""
-    from games import services  # the services read through this module
-
-    services.expire_due_games_of(player)
-    filters = {} if status is None else {"status": status}
-    games = Game.objects.of_player(player, **filters).select_related("white", "black")
-    return games.order_by("-updated_at", "-pk")
+    """``player``'s games, most recently changed first; ``status`` is the effective one
+    (a game whose time ran out counts as finished)."""
+    games: QuerySet[Game] = (
+        Game.objects.of_player(player)
+        if status is None
+        else _of_player(player, _in_status(status, timezone.now()))
+    )
+    return _effective(games.select_related("white", "black").order_by("-updated_at", "-pk"))
 
 
 def games_changed_since(player: Player, since: dt.datetime) -> QuerySet[Game]:
@@ -111,7 +186,10 @@ def pending_challenges_between(player: Player) -> QuerySet[Challenge]:
 
 
 def opponents_in_active_games(player: Player) -> dict[int, int]:
-    """``{opponent id: game id}`` for each of ``player``'s games in progress (one query)."""
+    """``{opponent id: game id}`` for each of ``player``'s games in progress (one query).
+
+    As stored, a game whose time ran out included: until the sweep ends it, it still
+    holds the pair's one active game, so offering a challenge would only be refused."""
     active = Game.objects.of_player(player, status=Game.Status.ACTIVE)
     return {
         (white_id if black_id == player.pk else black_id): game_id
@@ -130,7 +208,8 @@ YOUR_MOVE_ORDER = (
     "pk",
 )
 THEIR_MOVE_ORDER = ("-updated_at", "-pk")
-FINISHED_ORDER = ("-finished_at", "-pk")
+# A game whose time ran out, not yet ended by the sweep, finished at its deadline.
+FINISHED_ORDER = (Coalesce("finished_at", "deadline").desc(), "-pk")
 
 
 def _next_step_is(colour: str) -> Q:
@@ -147,10 +226,11 @@ def _next_step_is(colour: str) -> Q:
 def _active_games_where(player: Player, *, white_step: Q, black_step: Q) -> QuerySet[Game]:
     # Each side of the OR starts with the player and the status, as ``of_player`` does,
     # so that SQLite reads only this player's games through the per-player indexes.
-    active = Game.Status.ACTIVE
-    as_white = Q(white=player, status=active) & white_step
-    as_black = Q(black=player, status=active) & black_step
-    return Game.objects.filter(as_white | as_black).select_related("white", "black")
+    # A game whose time ran out is in neither list: it reads as finished.
+    active = Q(status=Game.Status.ACTIVE) & _running(timezone.now())
+    as_white = Q(white=player) & active & white_step
+    as_black = Q(black=player) & active & black_step
+    return _effective(Game.objects.filter(as_white | as_black).select_related("white", "black"))
 
 
 def games_waiting_for(player: Player) -> QuerySet[Game]:
@@ -343,7 +423,7 @@ def games_in_progress(*, limit: int = 50, player: str = "", kind: str = "") -> Q
     ``player``: part of either player's user name; ``kind``: ``"rated"`` or
     ``"unrated"`` (games with a gateway's guest) to keep only those.
     """
-    games = Game.objects.filter(status=Game.Status.ACTIVE)
+    games = Game.objects.filter(Q(status=Game.Status.ACTIVE) & _running(timezone.now()))
     if player:
         games = games.filter(
             Q(white__username__icontains=player) | Q(black__username__icontains=player)

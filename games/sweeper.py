@@ -1,8 +1,9 @@
 """The clock job inside ``manage.py serve``: end the games whose time has run out, every
 ``CLOCK_SWEEP_SECONDS``, on the server's event loop (the database work in a thread).
 
-Reads and actions end a due game themselves, so a sweep that is late or down loses
-nothing; the job is what ends a game nobody opens, and tells its players at once.
+Reads show a due game as ended (games.selectors.effective) and actions end it
+themselves, so a sweep that is late or down misleads nobody; the job is what ends it in
+the database, and tells its players at once.
 """
 
 from __future__ import annotations

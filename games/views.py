@@ -109,20 +109,17 @@ def _js_strings() -> dict[str, str]:
         "gameNotFound": _("This game no longer exists."),
         "serverError": _("The server did not answer as expected: reload the page."),
         "inProgress": _("in progress"),
-        "whiteWins": _("White wins"),
-        "blackWins": _("Black wins"),
-        "draw": _("Draw"),
-        "notRated": _("not rated: the game ended before both players moved"),
-        "notRatedGuest": _("not rated: a guest of a TCP gateway played"),
         "confirmResign": _("Resign this game?"),
         "confirmMove": _("Play %(move)s?"),
         "moveNotSent": _("The game changed before you confirmed: your move was not sent."),
-        "aborted": _("Aborted: no result"),
         "clockPaused": _("on vacation: the clock stands still"),
         "conditionalRemove": _("Remove"),
         "conditionalStart": _("Play their move on the small board, then your reply."),
         "conditionalTheirMove": _("their move"),
         "conditionalYourReply": _("your reply"),
+        # The result banner's words: the read model writes the page's first banner
+        # with these same texts.
+        **state.result_strings(),
     }
 
 
@@ -179,7 +176,7 @@ def _game_page(
                 "conditional": reverse("game_conditional", args=[game.pk]),
             },
             "strings": _js_strings(),
-            "terminations": {value: str(label) for value, label in Game.Termination.choices},
+            "terminations": state.termination_labels(),
         }
     )
     return render(
@@ -192,11 +189,12 @@ def _game_page(
             "prefs": prefs,
             "orientation": orientation,
             "game_data": data,
-            "moves": data["moves"],
+            # The move list and the banner from the snapshot the script receives, by
+            # the rules its own rendering follows (games.state.move_rows, result_text).
+            "move_rows": state.move_rows(data["moves"]),
+            "result_text": state.result_text(data["game"], data["ratings"]),
             "claimable": data["claimable"],
-            # The chess move number (a move is white's ply and black's), as the script
-            # shows it; next_move_number counts plies.
-            "move_number": (game.next_move_number + 1) // 2,
+            "move_number": data["game"]["move_number"],
             "watchers": watchers.count(game.pk),
             "chat": chat.messages_for(game, request.user),
             "chat_room": chat.room_to_write(game, request.user),

@@ -476,3 +476,122 @@ GOOD_SNIPPETS = {
 @pytest.mark.parametrize("snippet", GOOD_SNIPPETS.values(), ids=GOOD_SNIPPETS.keys())
 def test_the_slow_work_check_leaves_other_code_alone(snippet):
     assert slow_work_in_transactions(snippet) == []
+
+
+# --------------------------------------------------------------------------- import circles
+
+
+def _module_of(name: str, modules: set[str]) -> str | None:
+    """The app module ``name`` reaches: itself, or the module holding it
+    (``games.state.game_state`` → ``games.state``); ``None`` outside ``modules``."""
+    parts = name.split(".")
+    while parts:
+        if ".".join(parts) in modules:
+            return ".".join(parts)
+        parts.pop()
+    return None
+
+
+def import_graph(sources: dict[str, str]) -> dict[str, set[str]]:
+    """``{module: the modules of the same app it imports}``, from ``{module: source}``,
+    function-level imports included (they close a circle as surely, only later)."""
+    modules = set(sources)
+    graph: dict[str, set[str]] = {}
+    for module, source in sources.items():
+        app = module.split(".")[0]
+        targets = set()
+        for _lineno, imported in imported_modules(source, module):
+            target = _module_of(imported, modules)
+            # A module's own package (its ``__init__``) is loaded before it: not an edge.
+            if target and target != module and target != app and target.startswith(app):
+                targets.add(target)
+        graph[module] = targets
+    return graph
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Each circle of ``graph``: one per strongly connected group of modules (Tarjan),
+    written as a path through it that returns to its start, shortest first."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.add(member)
+                if member == node:
+                    break
+            if len(group) > 1 or node in graph.get(node, ()):
+                groups.append(group)
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted((_circle_through(group, graph) for group in groups), key=len)
+
+
+def _circle_through(group: set[str], graph: dict[str, set[str]]) -> list[str]:
+    """A shortest path from the group's first module back to itself, inside the group."""
+    start = min(group)
+    paths = {start: [start]}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for target in sorted(graph[node] & group):
+                if target == start:
+                    return [*paths[node], start]
+                if target not in paths:
+                    paths[target] = [*paths[node], target]
+                    following.append(target)
+        frontier = following
+    return [start]
+
+
+def _app_module_sources() -> dict[str, str]:
+    return {module_name(path): path.read_text() for _app, path in _app_sources()}
+
+
+def test_no_import_circle_inside_an_app():
+    circles = import_circles(import_graph(_app_module_sources()))
+    assert not circles, "import circles: " + "; ".join(" → ".join(c) for c in circles)
+
+
+def test_the_circle_check_sees_a_circle_through_a_function_level_import():
+    sources = {
+        "games": "",
+        "games.events": "from games import state\n",
+        "games.state": "from games.selectors import game\n",
+        "games.selectors": "def game():\n    from games import events\n",
+        "games.rules": "",
+    }
+    assert import_circles(import_graph(sources)) == [
+        ["games.events", "games.state", "games.selectors", "games.events"]
+    ]
+
+
+def test_the_circle_check_leaves_imports_downward_alone():
+    sources = {
+        "games": "",
+        "games.views": "from games import state, services\n",
+        "games.services": "from games import rules, state\n",
+        "games.state": "import games.rules\nfrom games.rules import WHITE\n",
+        "games.rules": "import chess\n",
+        "ranking.services": "from games import rules\n",
+    }
+    assert import_circles(import_graph(sources)) == []

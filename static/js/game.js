@@ -9,6 +9,7 @@
 // state URL and posts its actions over plain HTTP.
 import { Chessground } from "../vendor/chessground/dist/chessground.js";
 import { PROMOTION_ROLES, PromotionPicker } from "./promotion.js";
+import { moveRows, resultText } from "./game_text.js";
 
 const STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 const POLL_MS = 5000;
@@ -353,26 +354,25 @@ function renderMoves() {
   // list (on the current move), so the replay keys keep working.
   const hadFocus = list.contains(document.activeElement) && document.activeElement !== list;
   list.replaceChildren();
-  let li = null;
-  for (const move of state.moves) {
-    // A pair starts with White's move, or with the first move when Black moved first (a
+  for (const row of moveRows(state.moves)) {
+    // A row starts with White's move, or with the first move when Black moved first (a
     // game started from a position): then "12. …" stands for White's move before it.
-    if (move.colour === "white" || li === null) {
-      li = document.createElement("li");
-      li.className = "move-pair";
-      const no = document.createElement("span");
-      no.className = "move-no";
-      no.textContent = move.colour === "white" ? `${move.move_number}.` : `${move.move_number}. …`;
-      li.append(no);
-      list.append(li);
+    const li = document.createElement("li");
+    li.className = "move-pair";
+    const no = document.createElement("span");
+    no.className = "move-no";
+    no.textContent = row.label;
+    li.append(no);
+    list.append(li);
+    for (const move of row.moves) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "move" + (move.number === state.ply ? " current" : "");
+      button.dataset.ply = move.number;
+      button.textContent = move.san;
+      if (move.number === state.ply) button.setAttribute("aria-current", "step");
+      li.append(button);
     }
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = "move" + (move.number === state.ply ? " current" : "");
-    button.dataset.ply = move.number;
-    button.textContent = move.san;
-    if (move.number === state.ply) button.setAttribute("aria-current", "step");
-    li.append(button);
   }
   if (state.game.status !== "active") {
     const result = document.createElement("li");
@@ -390,18 +390,6 @@ function renderMoves() {
 function announceMove(move) {
   $("#move-announcer").textContent =
     `${move.move_number}${move.colour === "white" ? "." : "…"} ${move.san}`;
-}
-
-function resultText(g) {
-  if (g.result === "*") return S.aborted;
-  const who =
-    g.result === "1-0" ? S.whiteWins : g.result === "0-1" ? S.blackWins : S.draw;
-  const how = data.terminations[g.termination] || g.termination;
-  const r = state.ratings;
-  const ratings = r.rated
-    ? `${g.white} ${r.white.rating} (${r.white.change}), ${g.black} ${r.black.rating} (${r.black.change})`
-    : r.why_unrated === "guest" ? S.notRatedGuest : S.notRated;
-  return `${g.result_label} · ${who} · ${how} · ${ratings}`;
 }
 
 // Each player's rating beside their name; once a rated game ends, with its change.
@@ -425,7 +413,7 @@ function renderPanels() {
   const banner = $("#result-banner");
   banner.classList.toggle("d-none", active);
   banner.classList.toggle("alert-info", !active);
-  if (!active) banner.textContent = resultText(g);
+  if (!active) banner.textContent = resultText(g, state.ratings, S, data.terminations);
 
   const drawBanner = $("#draw-banner");
   const offerBy = active ? g.draw_offer_by : null;
@@ -479,8 +467,7 @@ function renderStatus() {
   const g = state.game;
   $("#status-colour").textContent = me ? S[me] : S.spectator;
   $("#status-players").textContent = `${g.white} – ${g.black}`;
-  const moveNo = Math.floor((g.next_move_number + 1) / 2);
-  $("#status-move").textContent = `${S.moveNumber} ${moveNo}`;
+  $("#status-move").textContent = `${S.moveNumber} ${g.move_number}`;
   const last = state.moves[state.moves.length - 1];
   $("#status-think").textContent = last
     ? `${S.lastMoveTook} ${formatSeconds(last.think_seconds)}`

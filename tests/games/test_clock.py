@@ -193,19 +193,59 @@ def test_expiring_twice_ends_the_game_once(timed_game, play, traveller, alice, b
     assert (record(alice), record(bob)) == ((0, 1, 0), (1, 0, 0))
 
 
-def test_a_game_that_ran_out_while_no_sweep_ran_ends_when_it_is_read(
+def test_a_game_that_ran_out_while_no_sweep_ran_reads_as_lost_on_time_and_stays_unwritten(
     timed_game, play, traveller
 ):
     game = play(timed_game(3), "e4", "e5")
-    traveller.move_to(game.deadline + 5 * DAY)
+    deadline = game.deadline
+    traveller.move_to(deadline + 5 * DAY)
     read = selectors.game(game.pk)
     assert (read.status, read.result, read.termination) == ("finished", "0-1", "timeout")
+    assert (read.finished_at, read.deadline) == (deadline, None)
+    stored = Game.objects.get(pk=game.pk)
+    assert (stored.status, stored.deadline, stored.version) == ("active", deadline, game.version)
+    # The sweep writes the very ending the read showed.
+    assert services.expire_due_games() == 1
+    stored.refresh_from_db()
+    assert (stored.status, stored.result, stored.termination, stored.finished_at) == (
+        "finished", "0-1", "timeout", deadline
+    )
 
 
-def test_a_player_s_lists_end_their_games_that_ran_out(timed_game, play, traveller, alice):
+def test_a_player_s_lists_show_their_games_that_ran_out_as_finished(
+    timed_game, play, traveller, alice
+):
     game = play(timed_game(3), "e4", "e5")
     traveller.move_to(game.deadline + DAY)
     assert [g.status for g in selectors.games_of(alice)] == ["finished"]
+    assert list(selectors.games_of(alice, status="active")) == []
+    assert [g.pk for g in selectors.finished_games_of(alice)] == [game.pk]
+    assert list(selectors.games_waiting_for(alice)) == []
+    assert Game.objects.get(pk=game.pk).status == "active"
+
+
+@pytest.mark.parametrize(
+    ("moves", "paused", "expected"),
+    [
+        (["e4", "e5"], False, ("finished", "0-1", "timeout")),
+        (["e4"], False, ("finished", "*", "aborted")),
+        ([], False, ("finished", "*", "aborted")),
+        (["e4", "e5"], True, ("active", "*", "")),
+    ],
+    ids=["lost on time", "one move: aborted", "no move: aborted", "vacation: paused"],
+)
+def test_the_read_model_shows_what_the_sweep_then_writes(
+    timed_game, play, traveller, moves, paused, expected
+):
+    game = play(timed_game(1), *moves) if moves else timed_game(1)
+    if paused:
+        Game.objects.filter(pk=game.pk).update(paused_at=game.deadline - DAY / 2)
+    traveller.move_to(game.deadline + DAY)
+    read = selectors.game(game.pk)
+    assert (read.status, read.result, read.termination) == expected
+    services.expire_due_games()
+    stored = Game.objects.get(pk=game.pk)
+    assert (stored.status, stored.result, stored.termination) == expected
 
 
 def test_a_move_after_the_deadline_is_refused_and_the_game_ends_on_time(
@@ -225,9 +265,8 @@ def test_a_move_after_the_deadline_is_refused_and_the_game_ends_on_time(
     [
         lambda g, w, b: services.resign(game_id=g.pk, player=w),
         lambda g, w, b: services.offer_draw(game_id=g.pk, player=b),
-        lambda g, w, b: services.preview_move(game_id=g.pk, player=w, move_number=3, move="d4"),
     ],
-    ids=["resign", "offer_draw", "preview"],
+    ids=["resign", "offer_draw"],
 )
 def test_no_action_counts_once_the_time_is_up(timed_game, play, traveller, alice, bob, action):
     game = play(timed_game(1), "e4", "e5")
@@ -236,6 +275,18 @@ def test_no_action_counts_once_the_time_is_up(timed_game, play, traveller, alice
         action(game, alice, bob)
     game.refresh_from_db()
     assert game.termination == "timeout"
+
+
+def test_a_preview_once_the_time_is_up_is_refused_and_writes_nothing(
+    timed_game, play, traveller, alice
+):
+    # A preview only reads: it sees the game over, as every read does; the sweep or the
+    # next action ends it in the database.
+    game = play(timed_game(1), "e4", "e5")
+    traveller.move_to(game.deadline + dt.timedelta(seconds=5))
+    with pytest.raises(errors.GameFinished):
+        services.preview_move(game_id=game.pk, player=alice, move_number=3, move="d4")
+    assert Game.objects.get(pk=game.pk).status == "active"
 
 
 @pytest.mark.parametrize(

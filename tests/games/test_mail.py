@@ -28,7 +28,7 @@ from accounts.models import NotificationKind, Preferences
 from accounts.selectors import preferences_of
 from ajedrez.settings import _email_settings
 from ajedrez.task_worker import WorkerThread
-from games import mail, notifications, services, state
+from games import mail, notifications, services, state, tasks
 from games.models import Game, Notification
 
 pytestmark = pytest.mark.django_db
@@ -399,7 +399,7 @@ def test_your_move_mail_as_rendered(players, moved_game):
     # The signed tokens hold the second they were made: the mail's and the ones compared
     # below are made in the same second only on a stopped clock.
     with time_machine.travel(timezone.now(), tick=False):
-        assert mail.deliver(note.pk) == "sent"
+        assert tasks.deliver(note.pk) == "sent"
         stop_kind = stop_token(bob.pk, NotificationKind.OPPONENT_MOVED)
         stop_all = stop_token(bob.pk, None)
     [message] = django_mail.outbox
@@ -432,7 +432,7 @@ def test_game_over_mail_says_who_won(players, start_game, play, django_capture_o
         play(game, "e4", "e5")
         services.resign(game_id=game.pk, player=bob)
     [over] = Notification.objects.filter(recipient=alice, kind=NotificationKind.GAME_OVER)
-    assert mail.deliver(over.pk) == "sent"
+    assert tasks.deliver(over.pk) == "sent"
     message = django_mail.outbox[-1]
     assert message.subject == f"[Ajedrez] You won {game.public_id}"
     assert f"You won {game.public_id} against bob (resignation)." in message.body
@@ -468,7 +468,7 @@ def test_mail_in_spanish_when_the_site_speaks_spanish(
     settings.LANGUAGE_CODE = "es"
     alice, bob = players
     note = moved(moved_game, alice, bob, django_capture_on_commit_callbacks)
-    mail.deliver(note.pk)
+    tasks.deliver(note.pk)
     assert "Te toca" in django_mail.outbox[0].subject
 
 
@@ -477,7 +477,7 @@ def test_not_mailed_while_on_the_site(players, moved_game, django_capture_on_com
     note = moved(moved_game, alice, bob, django_capture_on_commit_callbacks)
     presence.socket_opened(bob.pk)
     try:
-        assert mail.deliver(note.pk) == "skipped: on the site"
+        assert tasks.deliver(note.pk) == "skipped: on the site"
     finally:
         presence.socket_closed(bob.pk)
     assert django_mail.outbox == []
@@ -486,7 +486,7 @@ def test_not_mailed_while_on_the_site(players, moved_game, django_capture_on_com
 def test_no_address_no_mail(alice, bob, start_game, play, django_capture_on_commit_callbacks):
     game = play(start_game(alice, bob), "e4")
     note = moved(game, alice, bob, django_capture_on_commit_callbacks)
-    assert mail.deliver(note.pk) == "skipped: no address"
+    assert tasks.deliver(note.pk) == "skipped: no address"
 
 
 def test_a_kind_turned_off_is_not_mailed(
@@ -497,7 +497,7 @@ def test_a_kind_turned_off_is_not_mailed(
         reverse("mail_stop", args=[stop_token(bob.pk, NotificationKind.OPPONENT_MOVED)])
     )
     note = moved(moved_game, alice, bob, django_capture_on_commit_callbacks)
-    assert mail.deliver(note.pk) == "skipped: not wanted"
+    assert tasks.deliver(note.pk) == "skipped: not wanted"
 
 
 def test_no_mail_once_the_player_has_moved(
@@ -506,21 +506,21 @@ def test_no_mail_once_the_player_has_moved(
     alice, bob = players
     note = moved(moved_game, alice, bob, django_capture_on_commit_callbacks)
     play(moved_game, "e5")
-    assert mail.deliver(note.pk) == "skipped: no longer their move"
+    assert tasks.deliver(note.pk) == "skipped: no longer their move"
 
 
 def test_no_mail_once_read(players, moved_game, django_capture_on_commit_callbacks):
     alice, bob = players
     note = moved(moved_game, alice, bob, django_capture_on_commit_callbacks)
     Notification.objects.filter(pk=note.pk).update(read_at=timezone.now())
-    assert mail.deliver(note.pk) == "skipped: already read"
+    assert tasks.deliver(note.pk) == "skipped: already read"
 
 
 def test_game_deleted_meanwhile(players, moved_game, django_capture_on_commit_callbacks):
     alice, bob = players
     note = moved(moved_game, alice, bob, django_capture_on_commit_callbacks)
     Game.objects.filter(pk=moved_game.pk).delete()
-    assert mail.deliver(note.pk).startswith("skipped: the notification is gone")
+    assert tasks.deliver(note.pk).startswith("skipped: the notification is gone")
 
 
 def test_moves_are_batched_per_game_on_a_fake_clock(
@@ -530,14 +530,14 @@ def test_moves_are_batched_per_game_on_a_fake_clock(
     with time_machine.travel(NOW, tick=False) as clock:
         game = play(start_game(alice, bob), "e4")
         first = moved(game, alice, bob, django_capture_on_commit_callbacks)
-        assert mail.deliver(first.pk) == "sent"
+        assert tasks.deliver(first.pk) == "sent"
         # Bob moves, alice is mailed (her own window); then alice moves an hour later.
         clock.shift(timedelta(minutes=30))
         play(game, "e5")
         clock.shift(timedelta(minutes=30))
         play(game, "Nf3")
         second = moved(game, alice, bob, django_capture_on_commit_callbacks)
-        outcome = mail.deliver(second.pk)
+        outcome = tasks.deliver(second.pk)
         assert outcome.startswith("batched: waits until ")
         later = DBTaskResult.objects.filter(
             run_after__gt=timezone.now(), run_after__lt=get_date_max()
@@ -547,9 +547,9 @@ def test_moves_are_batched_per_game_on_a_fake_clock(
         assert len(django_mail.outbox) == 1
         # At the window's end the batched task runs and sends one mail.
         clock.shift(timedelta(hours=1))
-        assert mail.deliver(second.pk) == "sent"
+        assert tasks.deliver(second.pk) == "sent"
         assert len(django_mail.outbox) == 2
-        assert mail.deliver(second.pk) == "skipped: already mailed about this move"
+        assert tasks.deliver(second.pk) == "skipped: already mailed about this move"
 
 
 class FlakyBackend:
@@ -577,13 +577,13 @@ def test_a_failed_send_is_retried_with_backoff_and_logged(
     with time_machine.travel(NOW, tick=False):
         note = moved(moved_game, alice, bob, django_capture_on_commit_callbacks)
         with caplog.at_level(logging.WARNING, logger="ajedrez.mail"):
-            outcome = mail.deliver(note.pk)
+            outcome = tasks.deliver(note.pk)
         assert outcome.startswith("failed (attempt 1)")
         assert "mail server down" in caplog.text
         retry = DBTaskResult.objects.get(run_after=NOW + timedelta(seconds=60))
         assert retry.args_kwargs["kwargs"] == {"attempt": 2}
     # The claim was given back: the retry sends.
-    assert mail.deliver(note.pk, attempt=2) == "sent"
+    assert tasks.deliver(note.pk, attempt=2) == "sent"
     assert len(django_mail.outbox) == 1
 
 
@@ -594,16 +594,14 @@ def test_the_last_failure_is_an_error_and_a_failed_task(
     FlakyBackend.failures = 10
     alice, bob = players
     note = moved(moved_game, alice, bob, django_capture_on_commit_callbacks)
-    with caplog.at_level(logging.ERROR, logger="ajedrez.mail"), pytest.raises(mail.MailNotSent):
-        mail.deliver(note.pk, attempt=3)
+    with caplog.at_level(logging.ERROR, logger="ajedrez.mail"), pytest.raises(tasks.MailNotSent):
+        tasks.deliver(note.pk, attempt=3)
     assert any(r.levelno == logging.ERROR and "given up" in r.message for r in caplog.records)
 
 
 def test_a_move_is_made_even_when_the_queue_cannot_be_written(
     players, start_game, play, monkeypatch, caplog
 ):
-    from games import tasks
-
     class Broken:
         def enqueue(self, *args, **kwargs):
             raise RuntimeError("queue down")
@@ -611,7 +609,7 @@ def test_a_move_is_made_even_when_the_queue_cannot_be_written(
     monkeypatch.setattr(tasks, "send_notification_mail", Broken())
     _alice, bob = players
     note = Notification(pk=1, recipient=bob, kind=NotificationKind.LOW_TIME)
-    mail.queue_mail(sender=Notification, notification=note)
+    tasks.queue_mail(sender=Notification, notification=note)
     assert "could not queue the mail of notification 1" in caplog.text
 
 
@@ -708,7 +706,7 @@ def test_delivered_to_a_real_smtp_server(
 ):
     alice, bob = players
     note = moved(moved_game, alice, bob, django_capture_on_commit_callbacks)
-    assert mail.deliver(note.pk) == "sent"
+    assert tasks.deliver(note.pk) == "sent"
     [received] = smtp_server.messages
     assert received["To"] == "bob@example.org"
     assert received["Subject"] == f"[Ajedrez] Your move in {moved_game.public_id} against alice"
@@ -732,9 +730,9 @@ def test_smtp_refusing_then_accepting(
     alice, bob = players
     note = moved(moved_game, alice, bob, django_capture_on_commit_callbacks)
     with caplog.at_level(logging.WARNING, logger="ajedrez.mail"):
-        assert mail.deliver(note.pk).startswith("failed (attempt 1)")
+        assert tasks.deliver(note.pk).startswith("failed (attempt 1)")
     assert "451" in caplog.text
-    assert mail.deliver(note.pk, attempt=2) == "sent"
+    assert tasks.deliver(note.pk, attempt=2) == "sent"
     assert len(smtp_server.messages) == 1
 
 
@@ -747,7 +745,7 @@ def test_smtp_down_does_not_lose_the_mail(
     alice, bob = players
     note = moved(moved_game, alice, bob, django_capture_on_commit_callbacks)
     with caplog.at_level(logging.WARNING, logger="ajedrez.mail"):
-        assert mail.deliver(note.pk).startswith("failed (attempt 1)")
+        assert tasks.deliver(note.pk).startswith("failed (attempt 1)")
     assert DBTaskResult.objects.filter(args_kwargs__kwargs__attempt=2).exists()
 
 
@@ -770,7 +768,7 @@ def test_a_server_that_never_answers_times_out_and_the_mail_is_retried(
         alice, bob = players
         note = moved(moved_game, alice, bob, django_capture_on_commit_callbacks)
         with caplog.at_level(logging.WARNING, logger="ajedrez.mail"):
-            outcome = mail.deliver(note.pk)
+            outcome = tasks.deliver(note.pk)
     assert outcome.startswith("failed (attempt 1)") and "timed out" in outcome, outcome
     assert "attempt 1 of 3" in caplog.text
     assert not MailedMove.objects.exists()

@@ -44,6 +44,9 @@ def test_stat_of_a_game_whose_time_ran_out_reads_finished_with_its_result(
     assert len(fields) == 10
     # est_prt 2 (finished), ganador 2 (black), no request flags, bob is black.
     assert fields[4:] == ["2", "2", "0", "0", "N", "3"]
+    # The read wrote nothing; the sweep ends it in the database, as the reply said.
+    assert Game.objects.get(pk=game.pk).is_active
+    assert services.expire_due_games() == 1
     assert Game.objects.get(pk=game.pk).termination == "timeout"
 
 

@@ -782,7 +782,10 @@ async def test_what_an_event_says_is_computed_once_for_all_sockets(
 
         return wrapper
 
-    monkeypatch.setattr(state, "destinations", counted("destinations", state.destinations))
+    # Where the event's message looks it up (games.state.frames builds the message).
+    monkeypatch.setattr(
+        "games.state.frames.destinations", counted("destinations", state.destinations)
+    )
     monkeypatch.setattr(
         selectors, "repetition_window", counted("window", selectors.repetition_window)
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -219,3 +221,68 @@ def test_each_finished_game_says_how_it_went_for_me_and_an_aborted_one_is_no_dra
     assert badge(lost) == "lost 1-0"
     assert badge(drawn) == "draw ½–½"
     assert badge(aborted) == "aborted"
+
+
+# -- a read never writes, not even to end a game whose time ran out ------------------------
+
+
+WRITE = re.compile(r"^\s*(INSERT|UPDATE|DELETE|REPLACE)\b.*?\b(games_\w+|ranking_\w+)", re.I | re.S)
+# The one write a read may make: opening a game marks the reader's own notifications of
+# it read.
+MARK_READ = re.compile(r'^\s*UPDATE "games_notification" SET "read_at"', re.I)
+
+
+def test_no_page_writes_a_game_whose_time_ran_out_and_each_shows_it_over(
+    as_alice, alice, bob, start_game
+):
+    import datetime as dt
+
+    import time_machine
+    from django.utils import timezone
+
+    made = services.challenge(challenger=bob, challenged=alice, days_per_move=1)
+    game = services.accept_challenge(challenge_id=made.pk, player=alice, colour="white")
+    for text_move, player in (("e4", alice), ("e5", bob)):
+        game.refresh_from_db()
+        services.make_move(
+            game_id=game.pk, player=player, move_number=game.next_move_number, move=text_move
+        )
+    game.refresh_from_db()
+    stored = (game.status, game.version, game.deadline, game.updated_at)
+    pages = [
+        reverse("dashboard"),
+        reverse("dashboard") + "?partial=1",
+        *(reverse("game_list", args=[name]) for name in ("your-move", "their-move", "finished")),
+        reverse("game_detail", args=[game.pk]),
+        reverse("game_state", args=[game.pk]),
+        reverse("game_pgn", args=[game.pk]),
+        reverse("player_detail", args=["alice"]),
+        reverse("live_games"),
+        reverse("awaiting"),
+    ]
+    with time_machine.travel(game.deadline + dt.timedelta(hours=1), tick=False):
+        with CaptureQueriesContext(connection) as queries:
+            responses = {url: as_alice.get(url) for url in pages}
+        assert timezone.now() > game.deadline
+    assert {url: r.status_code for url, r in responses.items()} == dict.fromkeys(pages, 200)
+    writes = [
+        q["sql"]
+        for q in queries.captured_queries
+        if WRITE.match(q["sql"]) and not MARK_READ.match(q["sql"])
+    ]
+    assert writes == []
+    game.refresh_from_db()
+    assert (game.status, game.version, game.deadline, game.updated_at) == stored
+    # Each shows it over: lost on time by alice (white was to move), in no list in progress.
+    state_json = responses[reverse("game_state", args=[game.pk])].json()
+    assert (state_json["game"]["status"], state_json["game"]["result"]) == ("finished", "0-1")
+    assert state_json["game"]["termination"] == "timeout"
+    assert responses[reverse("awaiting")].json()["awaiting"] == 0
+    finished = text(responses[reverse("game_list", args=["finished"])])
+    assert f'data-game-id="{game.pk}"' in finished
+    for name in ("your-move", "their-move"):
+        assert f'data-game-id="{game.pk}"' not in text(
+            responses[reverse("game_list", args=[name])]
+        )
+    assert f"game-{game.pk}" not in text(responses[reverse("live_games")])
+    assert "[Result \"0-1\"]" in responses[reverse("game_pgn", args=[game.pk])].content.decode()

@@ -397,7 +397,7 @@ def test_a_drawn_games_page_shows_the_result_as_people_write_it(as_alice, as_bob
     page = as_alice.get(url("game_detail", game)).content.decode()
 
     banner = page[page.index('id="result-banner"'):page.index('id="draw-banner"')]
-    assert "<strong>½–½</strong>" in banner
+    assert "½–½ · Draw · Agreement · " in banner
     assert "1/2-1/2" not in banner
 
 

@@ -675,7 +675,13 @@ def test_a_game_whose_time_ran_out_is_listed_only_as_finished(as_alice, alice, b
     with time_machine.travel(timezone.now() + dt.timedelta(days=2), tick=False):
         url = reverse("dashboard") if page == "dashboard" else reverse("game_list", args=[page])
         html = as_alice.get(url).content.decode()
+        finished = as_alice.get(reverse("game_list", args=["finished"])).content.decode()
+        # The read showed it over and wrote nothing: the sweep ends it in the database.
+        game.refresh_from_db()
+        assert game.is_active
+        assert services.expire_due_games() == 1
     game.refresh_from_db()
-    assert not game.is_active
+    assert (game.status, game.termination) == ("finished", "aborted")
     shown = html.count(f'data-game-id="{game.pk}"')
     assert shown == (1 if page == "dashboard" else 0)
+    assert finished.count(f'data-game-id="{game.pk}"') == 1

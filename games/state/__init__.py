@@ -1,0 +1,121 @@
+"""What clients see of games and challenges: the one read model.
+
+Every front door builds its view of a game here and nowhere else: the game page and its
+JSON (:mod:`games.views`), the WebSocket frames (:mod:`games.consumers`), the live events
+(:mod:`games.events`), the lists of the lobby (:mod:`games.lobby`), the PGN (the page and
+the admin), the mail (:mod:`games.mail`) and the gateways (:mod:`games.state.gateways`).
+It turns stored state into plain data; it never writes. A game whose time has run out is
+shown ended on time (:func:`games.selectors.effective`) before the sweep ends it.
+
+What depends only on the game's state, not on who looks (legal destinations, the draw
+that can be claimed), is computed once per event in :func:`event_message` and shared by
+every socket, and so are the frames themselves: serialized once per event for each kind
+of socket (players, watchers, dashboards), so that a socket only sends a ready text.
+
+One module per role, each importing only the ones above it: ``text`` (the words pages
+write), ``game`` (a game's state and snapshot), ``pgn``, ``frames`` (live events),
+``lists`` (rows of lists), ``notification_texts`` and ``gateways``. Everything public is
+named here too, so ``from games import state`` and ``state.snapshot`` keep working.
+"""
+
+from __future__ import annotations
+
+from games.state.frames import (
+    DASHBOARD,
+    PLAYER,
+    WATCHER,
+    dashboard_frame,
+    event_message,
+    frame_for,
+    frame_text,
+)
+from games.state.game import (
+    challenge_state,
+    claimable_draw,
+    clock_state,
+    conditional_state,
+    destinations,
+    fullmove_number,
+    game_ratings,
+    game_state,
+    move_state,
+    moves_of,
+    snapshot,
+)
+from games.state.gateways import (
+    GameView,
+    game_view,
+)
+from games.state.lists import (
+    GameRow,
+    LiveGame,
+    Relation,
+    awaiting_count,
+    game_row,
+    game_url,
+    outcome_for,
+)
+from games.state.notification_texts import (
+    NotificationRow,
+    game_over_text,
+    notification_row,
+    notification_subject,
+    notification_target,
+    notification_text,
+)
+from games.state.pgn import (
+    game_pgn,
+    pgn_tags,
+)
+from games.state.text import (
+    RESULT_LABELS,
+    move_rows,
+    result_label,
+    result_strings,
+    result_text,
+    termination_labels,
+)
+
+__all__ = [
+    "DASHBOARD",
+    "PLAYER",
+    "RESULT_LABELS",
+    "WATCHER",
+    "GameRow",
+    "GameView",
+    "LiveGame",
+    "NotificationRow",
+    "Relation",
+    "awaiting_count",
+    "challenge_state",
+    "claimable_draw",
+    "clock_state",
+    "conditional_state",
+    "dashboard_frame",
+    "destinations",
+    "event_message",
+    "frame_for",
+    "frame_text",
+    "fullmove_number",
+    "game_over_text",
+    "game_pgn",
+    "game_ratings",
+    "game_row",
+    "game_state",
+    "game_url",
+    "game_view",
+    "move_rows",
+    "move_state",
+    "moves_of",
+    "notification_row",
+    "notification_subject",
+    "notification_target",
+    "notification_text",
+    "outcome_for",
+    "pgn_tags",
+    "result_label",
+    "result_strings",
+    "result_text",
+    "snapshot",
+    "termination_labels",
+]
