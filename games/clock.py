@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import Protocol
 
 from django.utils.translation import gettext, ngettext
 
@@ -76,11 +77,6 @@ def left_text(left: dt.timedelta) -> str:
 # --------------------------------------------------------------------------- running out
 
 
-# Before this many half-moves a game that runs out is aborted (no result, not rated)
-# rather than lost: the player who ran out never had to answer a move of the opponent.
-PLIES_BEFORE_A_LOSS_ON_TIME = 2
-
-
 def is_due(
     *, active: bool, deadline: dt.datetime | None, paused_at: dt.datetime | None, now: dt.datetime
 ) -> bool:
@@ -111,6 +107,7 @@ def expiry(
     paused_at: dt.datetime | None,
     colour_on_clock: str,
     fen: str,
+    start_fen: str,
     plies_played: int,
     now: dt.datetime,
 ) -> Expiry | None:
@@ -126,6 +123,39 @@ def expiry(
         active=active, deadline=deadline, paused_at=paused_at, now=now
     ):
         return None
-    if plies_played < PLIES_BEFORE_A_LOSS_ON_TIME:
+    # Before each side has moved, the player who ran out never had to answer a move of
+    # the opponent: aborted (no result, not rated) rather than lost.
+    if not rules.both_sides_have_moved(start_fen=start_fen, plies=plies_played):
         return Expiry(colour_on_clock, rules.ABORTED, deadline)
     return Expiry(colour_on_clock, rules.timeout_outcome(fen, colour_on_clock), deadline)
+
+
+class _OnTheClock(Protocol):
+    @property
+    def is_active(self) -> bool: ...
+    @property
+    def deadline(self) -> dt.datetime | None: ...
+    @property
+    def paused_at(self) -> dt.datetime | None: ...
+    @property
+    def colour_on_clock(self) -> str: ...
+    @property
+    def fen(self) -> str: ...
+    @property
+    def start_fen(self) -> str: ...
+    @property
+    def next_move_number(self) -> int: ...
+
+
+def expiry_of(game: _OnTheClock, now: dt.datetime) -> Expiry | None:
+    """:func:`expiry` of a game (a ``games.models.Game``)."""
+    return expiry(
+        active=game.is_active,
+        deadline=game.deadline,
+        paused_at=game.paused_at,
+        colour_on_clock=game.colour_on_clock,
+        fen=game.fen,
+        start_fen=game.start_fen,
+        plies_played=game.next_move_number - 1,
+        now=now,
+    )

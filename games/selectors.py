@@ -33,15 +33,7 @@ def effective(game: Game, now: dt.datetime | None = None) -> Game:
     """``game`` as it stands at ``now``: itself, or, when its running clock has passed
     its deadline, a copy ended as the sweep will end it (never saved: the copy is what
     readers see until the sweep or the next action writes the same ending)."""
-    ended = clock.expiry(
-        active=game.is_active,
-        deadline=game.deadline,
-        paused_at=game.paused_at,
-        colour_on_clock=game.colour_on_clock,
-        fen=game.fen,
-        plies_played=game.next_move_number - 1,
-        now=now or timezone.now(),
-    )
+    ended = clock.expiry_of(game, now or timezone.now())
     if ended is None:
         return game
     shown = copy.copy(game)

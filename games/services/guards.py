@@ -8,7 +8,7 @@ import datetime as dt
 from django.utils import timezone
 
 from accounts.types import Player
-from games import errors, rules
+from games import clock, errors, rules
 from games.models import Game
 
 
@@ -46,11 +46,9 @@ class TimeRanOut(Exception):
 
 def is_due(game: Game, now: dt.datetime | None = None) -> bool:
     """Whether ``game`` is in progress and its running clock has passed its deadline."""
-    return (
-        game.is_active
-        and game.deadline is not None
-        and game.paused_at is None
-        and game.deadline <= (now or timezone.now())
+    return clock.is_due(
+        active=game.is_active, deadline=game.deadline, paused_at=game.paused_at,
+        now=now or timezone.now(),
     )
 
 

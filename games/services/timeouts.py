@@ -15,11 +15,11 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.types import Player
-from games import errors, rules, selectors
+from games import clock, errors, selectors
 from games.models import Game
 from games.services.clocks import low_time_games, warn_each
 from games.services.endings import finish
-from games.services.guards import TimeRanOut, is_due, lock_game
+from games.services.guards import TimeRanOut, lock_game
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -60,14 +60,10 @@ def expire_game(*, game_id: int, now: dt.datetime | None = None) -> Game | None:
         game = lock_game(game_id)
     except errors.GameNotFound:
         return None
-    if not is_due(game, now):
+    ended = clock.expiry_of(game, now)
+    if ended is None:
         return None
-    loser = game.colour_on_clock
-    if rules.both_sides_have_moved(start_fen=game.start_fen, plies=game.next_move_number - 1):
-        outcome, event = rules.timeout_outcome(game.fen, loser), "timeout"
-    else:
-        outcome, event = rules.ABORTED, "aborted"
-    finish(game, outcome, at=game.deadline or now, now=now, event=event, by=loser)
+    finish(game, ended.outcome, at=ended.at, now=now, event=ended.event, by=ended.out_of_time)
     return game
 
 

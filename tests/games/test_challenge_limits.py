@@ -10,7 +10,7 @@ import pytest
 import time_machine
 from django.urls import reverse
 
-from games import errors, mail, rules, services
+from games import errors, rules, services, tasks
 from games.models import Challenge, Notification
 
 NOW = dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC)
@@ -74,7 +74,7 @@ def test_a_withdrawn_challenge_takes_back_its_unread_notification_and_mail(alice
     services.withdraw_challenge(challenge_id=made.pk, player=alice)
     assert not Notification.objects.filter(pk=received.pk).exists()
     # The mail queued for it finds nothing to send.
-    assert mail.deliver(received.pk).startswith("skipped: the notification is gone")
+    assert tasks.deliver(received.pk).startswith("skipped: the notification is gone")
 
 
 def test_a_challenge_already_read_stays_in_the_list_when_withdrawn(alice, bob):
