@@ -24,8 +24,8 @@ from games import clock, errors, openings, rules, selectors
 from games.events import publish_game_event
 from games.models import Game, Move
 from games.notifications import notify
-from games.services import conditional_lines
 from games.services.clocks import pause_for_vacation
+from games.services.conditional_lines import drop_lines_of, next_reply
 from games.services.endings import finish
 from games.services.guards import colour_in, lock_game, require_active, touch
 from games.services.timeouts import on_the_clock
@@ -202,14 +202,14 @@ def _play_with_replies(game: Game, judged: JudgedMove) -> None:
     it, if one of their lines starts with it: an ordinary move of theirs, in this
     transaction. A reply no longer legal is not played, and its lines are dropped."""
     played = _write(game, judged)
-    while (reply := conditional_lines.next_reply(game, played)) is not None:
+    while (reply := next_reply(game, played)) is not None:
         owner, uci = reply
         request = MoveRequest(owner, uci, game.next_move_number, conditional_reply=True)
         try:
             played = _write(game, _judge_on(game, request))
         except errors.DomainError:
             logger.warning("conditional reply %s refused in game %s", uci, game.pk)
-            conditional_lines.drop_lines_of(game, owner)
+            drop_lines_of(game, owner)
             break
 
 

@@ -22,6 +22,14 @@ from games.models import Challenge, Game, Move
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ROUNDS = 6
+
+
+@pytest.fixture(autouse=True)
+def no_challenge_limits(settings):
+    """Each race makes a challenge per round between the same two players: the limits on
+    challenges (tested in test_challenge_limits.py) would refuse them."""
+    settings.CHALLENGES_PER_WINDOW = 0
+    settings.CHALLENGES_PER_PAIR_PER_WINDOW = 0
 ON_SQLITE = settings.DATABASES["default"]["ENGINE"].endswith("sqlite3")
 
 
@@ -164,6 +172,10 @@ def _draw_offer_against_move(game) -> None:
         assert game.draw_offer_by == offerer_colour(game, offerer)
         assert game.next_move_number == (number + 1 if isinstance(moved, Game) else number)
         services.answer_draw(game_id=game.pk, player=mover, accept=False)
+        if not isinstance(moved, Game):
+            # The move waited for the answer; it is played now, so that each side has
+            # moved since its last offer and may offer again (one offer per own move).
+            move()
 
 
 def offerer_colour(game: Game, player) -> str:
