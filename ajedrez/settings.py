@@ -352,7 +352,7 @@ ESPOL_IDLE_TIMEOUT = float(os.environ.get("ESPOL_IDLE_TIMEOUT", str(30 * 60)))
 # Seconds a connection has to log in (USER, PASS) before it is closed (0: no limit).
 ESPOL_LOGIN_TIMEOUT = float(os.environ.get("ESPOL_LOGIN_TIMEOUT", "60"))
 # An upper bound: the gateway lowers it at start to what the open-file limit allows after
-# a headroom for the rest of the process (legacy_tcp.server.connection_cap).
+# a headroom for the rest of the process (legacy_tcp.transport.limits.connection_cap).
 ESPOL_MAX_CONNECTIONS = int(os.environ.get("ESPOL_MAX_CONNECTIONS", "20000"))
 # Connections from one IPv4 address or IPv6 /64 (0: no such cap).
 ESPOL_MAX_PER_ADDRESS = int(os.environ.get("ESPOL_MAX_PER_ADDRESS", "20"))

@@ -211,7 +211,7 @@ def test_the_pages_routed_by_the_url_configurations_count_as_views(view_modules)
         ("accounts", "from games import services"),
         ("accounts", "from ranking.models import PlayerRecord"),
         ("ranking", "import games.models"),
-        ("games", "from legacy_tcp.protocols import espol"),
+        ("games", "from legacy_tcp.espol import codec"),
         ("games", "from ajedrez.settings import BASE_DIR"),
         ("legacy_tcp", "def f():\n    from ajedrez import demo"),
         ("games", "from games.views import snapshot"),

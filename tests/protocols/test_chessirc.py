@@ -11,9 +11,9 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from games.models import Game, Move
-from legacy_tcp.chessirc import ChessircServer
+from legacy_tcp.chessirc import codec
+from legacy_tcp.chessirc.server import ChessircServer
 from legacy_tcp.models import GatewayPolicy, LinkedName
-from legacy_tcp.protocols import chessirc as codec
 from tests.protocols.lines import LineClient
 
 pytestmark = pytest.mark.django_db(transaction=True)

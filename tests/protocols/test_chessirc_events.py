@@ -10,7 +10,7 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from games.models import Game
-from legacy_tcp.chessirc import ChessircServer
+from legacy_tcp.chessirc.server import ChessircServer
 from legacy_tcp.models import LinkedName
 from tests.protocols.test_espol_events import game_socket
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from legacy_tcp.protocols import distribuido as codec
+from legacy_tcp.distribuido import codec
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 MATED = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"

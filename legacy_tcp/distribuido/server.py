@@ -1,5 +1,5 @@
 """The ``#`` protocol gateway of Ajedrez Distribuido v1.0 (seed 001), on the shared
-:class:`~legacy_tcp.server.LineServer`.
+:class:`~legacy_tcp.transport.server.LineServer`.
 
 Registrants are paired as they arrive: the first waits with white, the next plays black
 against them, the one after waits again. Each connection is one player (its ``codigo``
@@ -28,10 +28,10 @@ from accounts.types import Player
 from games import errors, selectors, services
 from games.models import Game
 from legacy_tcp import guests
-from legacy_tcp.following import PasswordlessGateway
+from legacy_tcp.distribuido import codec
 from legacy_tcp.models import Gateway
-from legacy_tcp.protocols import distribuido as codec
-from legacy_tcp.server import _Connection
+from legacy_tcp.transport.following import PasswordlessGateway
+from legacy_tcp.transport.server import Connection
 
 GATEWAY = Gateway.DISTRIBUIDO.value
 
@@ -143,22 +143,22 @@ class DistribuidoServer(PasswordlessGateway):
         super().__init__(*args, **kwargs)
         # Names registered on open connections, and the registrant waiting for a game,
         # one per clock asked for (days per move, or None for no clock).
-        self.names: dict[str, _Connection] = {}
-        self.waiting: dict[int | None, _Connection] = {}
+        self.names: dict[str, Connection] = {}
+        self.waiting: dict[int | None, Connection] = {}
 
     # ------------------------------------------------------------------ hooks
 
     def new_session(self, peer: str) -> Session:
         return Session(peer=peer, admitted=not self.secret)
 
-    def session_user(self, conn: _Connection) -> str | None:
+    def session_user(self, conn: Connection) -> str | None:
         return codec.log_value(conn.session.name)
 
-    def overlong_reply(self, conn: _Connection) -> bytes:
+    def overlong_reply(self, conn: Connection) -> bytes:
         self._log(logging.INFO, "command peer=%s command=<overlong>", conn.peer)
         return codec.nok(codec.TOO_LONG)
 
-    async def answer(self, conn: _Connection, line: bytes) -> tuple[bytes, bool]:
+    async def answer(self, conn: Connection, line: bytes) -> tuple[bytes, bool]:
         command = codec.parse_line(line)
         conn.commands += 1
         if isinstance(command, codec.ParseError):
@@ -175,7 +175,7 @@ class DistribuidoServer(PasswordlessGateway):
         )
         return reply, False
 
-    async def closed(self, conn: _Connection) -> None:
+    async def closed(self, conn: Connection) -> None:
         session: Session = conn.session
         session.closed = True
         if self.waiting.get(session.days) is conn:
@@ -189,7 +189,7 @@ class DistribuidoServer(PasswordlessGateway):
 
     # ------------------------------------------------------------------ commands
 
-    async def _answer(self, conn: _Connection, command: codec.Command) -> bytes:
+    async def _answer(self, conn: Connection, command: codec.Command) -> bytes:
         session: Session = conn.session
         if isinstance(command, codec.Clave):
             return self._admit_with_secret(session, command.secret)
@@ -222,7 +222,7 @@ class DistribuidoServer(PasswordlessGateway):
     def _admit_with_secret(self, session: Session, secret: str) -> bytes:
         return codec.ok() if self.admit(session, secret) else codec.nok(codec.WRONG_SECRET)
 
-    async def _register(self, conn: _Connection, name: str, days: int | None) -> bytes:
+    async def _register(self, conn: Connection, name: str, days: int | None) -> bytes:
         session: Session = conn.session
         if session.name is not None or session.watching:
             return codec.nok(codec.ALREADY_REGISTERED)
@@ -279,7 +279,7 @@ class DistribuidoServer(PasswordlessGateway):
             raise _Refusal(codec.NOT_STARTED)
         return session.game_id
 
-    async def _play(self, conn: _Connection, command: codec.Command) -> bytes:
+    async def _play(self, conn: Connection, command: codec.Command) -> bytes:
         session: Session = conn.session
         assert isinstance(command, codec.Movimiento | codec.ConsultarTablero | codec.Rendirse)
         try:
@@ -301,7 +301,7 @@ class DistribuidoServer(PasswordlessGateway):
             await self._game_over(conn)
         return reply
 
-    async def _history(self, conn: _Connection, codigo: str) -> bytes:
+    async def _history(self, conn: Connection, codigo: str) -> bytes:
         session: Session = conn.session
         if session.name is not None and codigo == session.name:
             game_id: int | None = session.game_id
@@ -313,7 +313,7 @@ class DistribuidoServer(PasswordlessGateway):
                 return codec.nok(codec.WRONG_CODE if session.name else codec.GAME_NOT_FOUND)
         return codec.history(await self.run_in_db(history_of, game_id))
 
-    async def _watch(self, conn: _Connection, public_id: str) -> bytes:
+    async def _watch(self, conn: Connection, public_id: str) -> bytes:
         session: Session = conn.session
         if session.name is not None:
             return codec.nok(codec.ALREADY_REGISTERED)
@@ -330,7 +330,7 @@ class DistribuidoServer(PasswordlessGateway):
         await self._follow(conn, game.id)
         return codec.moved(game.as_state())
 
-    async def _game_over(self, conn: _Connection) -> None:
+    async def _game_over(self, conn: Connection) -> None:
         """The connection's game ended: it may register (or watch) again."""
         session: Session = conn.session
         await self._unfollow(conn)
@@ -341,10 +341,10 @@ class DistribuidoServer(PasswordlessGateway):
 
     # ------------------------------------------------------------------ live events
 
-    async def _follow(self, conn: _Connection, game_id: int) -> None:
+    async def _follow(self, conn: Connection, game_id: int) -> None:
         await self.follow(conn, game_id)
 
-    async def _unfollow(self, conn: _Connection) -> None:
+    async def _unfollow(self, conn: Connection) -> None:
         session: Session = conn.session
         game_id = session.game_id
         session.game_id = None
@@ -352,10 +352,10 @@ class DistribuidoServer(PasswordlessGateway):
         if game_id is not None:
             await self.unfollow(conn, game_id)
 
-    async def event_data(self, conn: _Connection, message: dict[str, Any]) -> bytes:
+    async def event_data(self, conn: Connection, message: dict[str, Any]) -> bytes:
         return codec.event_lines(message)
 
-    async def game_over(self, conn: _Connection) -> None:
+    async def game_over(self, conn: Connection) -> None:
         await self._game_over(conn)
 
 

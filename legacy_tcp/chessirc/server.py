@@ -1,5 +1,5 @@
 """chessirc (seed 004): the server the IRC bot talks to, on the shared
-:class:`~legacy_tcp.server.LineServer`.
+:class:`~legacy_tcp.transport.server.LineServer`.
 
 One connection is one session for one IRC channel (at most one session per channel):
 the bot relays its players' requests, each naming its nick, and shows the replies in the
@@ -21,10 +21,10 @@ from accounts.validators import channel_validator
 from games import errors, rules, selectors, services
 from games.models import Game
 from legacy_tcp import guests
-from legacy_tcp.following import PasswordlessGateway
+from legacy_tcp.chessirc import codec
 from legacy_tcp.models import Gateway
-from legacy_tcp.protocols import chessirc as codec
-from legacy_tcp.server import _Connection
+from legacy_tcp.transport.following import PasswordlessGateway
+from legacy_tcp.transport.server import Connection
 
 GATEWAY = Gateway.CHESSIRC.value
 DEFAULT = "default"
@@ -114,7 +114,7 @@ class Session:
     nicks: list[str] = field(default_factory=list)
     players: list[Player] = field(default_factory=list)
     game_id: int | None = None
-    # The last version of the game this connection was told of (see legacy_tcp.following).
+    # The last version of the game this connection was told of (see legacy_tcp.transport.following).
     version: int = 0
     closed: bool = False
 
@@ -128,26 +128,26 @@ class ChessircServer(PasswordlessGateway):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # Channel → the connection holding its session.
-        self.channels: dict[str, _Connection] = {}
+        self.channels: dict[str, Connection] = {}
 
     def new_session(self, peer: str) -> Session:
         return Session(peer=peer, admitted=not self.secret)
 
-    def session_user(self, conn: _Connection) -> str | None:
+    def session_user(self, conn: Connection) -> str | None:
         return codec.log_value(conn.session.channel)
 
-    def overlong_reply(self, conn: _Connection) -> bytes:
+    def overlong_reply(self, conn: Connection) -> bytes:
         self._log(logging.INFO, "command peer=%s command=<overlong>", conn.peer)
         return codec.message(codec.TOO_LONG)
 
-    async def closed(self, conn: _Connection) -> None:
+    async def closed(self, conn: Connection) -> None:
         session: Session = conn.session
         session.closed = True
         if session.game_id is not None:
             await self.run_in_db(abandon, session.game_id)
         await self._end_session(conn)
 
-    async def _end_session(self, conn: _Connection) -> None:
+    async def _end_session(self, conn: Connection) -> None:
         session: Session = conn.session
         if session.channel is not None and self.channels.get(session.channel) is conn:
             del self.channels[session.channel]
@@ -162,7 +162,7 @@ class ChessircServer(PasswordlessGateway):
     def _nick_of(self, session: Session, colour: str | None) -> str:
         return session.nicks[0 if colour == rules.WHITE else 1]
 
-    async def event_data(self, conn: _Connection, message: dict[str, Any]) -> bytes:
+    async def event_data(self, conn: Connection, message: dict[str, Any]) -> bytes:
         """A change made through another door (a linked account in the browser), as the
         reply the bot would have had, sent unasked."""
         session: Session = conn.session
@@ -191,11 +191,11 @@ class ChessircServer(PasswordlessGateway):
         }.get(event, "Fin de la partida.")
         return await self._ended(conn, game, text, board=False)
 
-    async def game_over(self, conn: _Connection) -> None:
+    async def game_over(self, conn: Connection) -> None:
         # The session ended with the game, as it does after a reply that ends it.
         conn.writer.close()
 
-    async def answer(self, conn: _Connection, line: bytes) -> tuple[bytes, bool]:
+    async def answer(self, conn: Connection, line: bytes) -> tuple[bytes, bool]:
         request = codec.parse_line(line)
         conn.commands += 1
         close = False
@@ -224,7 +224,7 @@ class ChessircServer(PasswordlessGateway):
         )
         return data, close
 
-    async def _answer(self, conn: _Connection, request: codec.Request) -> tuple[bytes, bool]:
+    async def _answer(self, conn: Connection, request: codec.Request) -> tuple[bytes, bool]:
         session: Session = conn.session
         verb, args = request.verb, request.args
         if verb == "AUTH":
@@ -269,7 +269,7 @@ class ChessircServer(PasswordlessGateway):
             return codec.message(codec.SECRET_ACCEPTED)
         return codec.message(codec.WRONG_SECRET)
 
-    async def _close(self, conn: _Connection) -> bytes:
+    async def _close(self, conn: Connection) -> bytes:
         session: Session = conn.session
         channel = session.channel
         if session.game_id is not None:
@@ -279,7 +279,7 @@ class ChessircServer(PasswordlessGateway):
             return codec.message("Se ha cerrado la conexión.")
         return codec.message(f"Se ha cerrado la sesión en {channel}.")
 
-    def _open_session(self, conn: _Connection, channel: str) -> bytes:
+    def _open_session(self, conn: Connection, channel: str) -> bytes:
         session: Session = conn.session
         if session.channel is not None:
             return codec.message(f"Ya hay una sesión iniciada en {session.channel}.")
@@ -311,7 +311,7 @@ class ChessircServer(PasswordlessGateway):
         side = "Blancas" if len(session.nicks) == 1 else "Negras"
         return codec.message(f"Se ha registrado '{nick}' para jugar con {side}.")
 
-    async def _start(self, conn: _Connection, nick: str, position: str) -> bytes:
+    async def _start(self, conn: Connection, nick: str, position: str) -> bytes:
         session: Session = conn.session
         if session.game_id is not None:
             return codec.message(codec.ALREADY_STARTED)
@@ -356,7 +356,7 @@ class ChessircServer(PasswordlessGateway):
         )
 
     async def _move(
-        self, conn: _Connection, player: Player, nick: str, text: str
+        self, conn: Connection, player: Player, nick: str, text: str
     ) -> tuple[bytes, bool]:
         session: Session = conn.session
         assert session.game_id is not None
@@ -371,7 +371,7 @@ class ChessircServer(PasswordlessGateway):
         side = rules.colour_to_move(game.fen)
         return self._position(session, game, side), False
 
-    async def _draw(self, conn: _Connection, player: Player, nick: str) -> tuple[bytes, bool]:
+    async def _draw(self, conn: Connection, player: Player, nick: str) -> tuple[bytes, bool]:
         session: Session = conn.session
         what, game = await self.run_in_db(draw, session.game_id, player)
         session.version = max(session.version, game.version)
@@ -383,7 +383,7 @@ class ChessircServer(PasswordlessGateway):
         return await self._ended(conn, game, f"'{nick}' acepta las tablas.", board=False), True
 
     async def _ended(
-        self, conn: _Connection, game: GameView, text: str, *, board: bool
+        self, conn: Connection, game: GameView, text: str, *, board: bool
     ) -> bytes:
         """The game is over: the reply says so, and the session ends with it."""
         lines = codec.ending_lines(text, game.result, f"{game.public_id}.pgn")

@@ -25,8 +25,8 @@ from accounts.types import Player
 from accounts.validators import username_validator
 from games import errors, selectors, services, state
 from games.models import Game
-from legacy_tcp.protocols import espol
-from legacy_tcp.protocols.espol import Code
+from legacy_tcp.espol import codec as espol
+from legacy_tcp.espol.codec import Code
 from ranking.selectors import top_ten
 
 logger = logging.getLogger("legacy_tcp.espol")

@@ -18,24 +18,24 @@ from channels.layers import DEFAULT_CHANNEL_LAYER, InMemoryChannelLayer, channel
 from django.conf import settings
 
 from games.events import game_group
-from legacy_tcp.server import LineServer, _Connection
+from legacy_tcp.transport.server import Connection, LineServer
 
 
 class FollowingServer(LineServer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # Game id → the connections following it.
-        self.followers: dict[int, set[_Connection]] = {}
+        self.followers: dict[int, set[Connection]] = {}
         self._layer: Any = None
         self._channel = ""
         self._receiver: asyncio.Task | None = None
         self._deliveries: set[asyncio.Task] = set()
 
-    async def event_data(self, conn: _Connection, message: dict[str, Any]) -> bytes:
+    async def event_data(self, conn: Connection, message: dict[str, Any]) -> bytes:
         """What the game event ``message`` says to ``conn`` (b"": nothing)."""
         raise NotImplementedError
 
-    async def game_over(self, conn: _Connection) -> None:
+    async def game_over(self, conn: Connection) -> None:
         """The followed game has ended (told by an event)."""
 
     async def start(self) -> None:
@@ -70,13 +70,13 @@ class FollowingServer(LineServer):
             return shared
         return channel_layers.make_backend(DEFAULT_CHANNEL_LAYER)
 
-    async def follow(self, conn: _Connection, game_id: int) -> None:
+    async def follow(self, conn: Connection, game_id: int) -> None:
         followers = self.followers.setdefault(game_id, set())
         if not followers and self._layer is not None:
             await self._layer.group_add(game_group(game_id), self._channel)
         followers.add(conn)
 
-    async def unfollow(self, conn: _Connection, game_id: int) -> None:
+    async def unfollow(self, conn: Connection, game_id: int) -> None:
         followers = self.followers.get(game_id)
         if followers is None:
             return
@@ -106,7 +106,7 @@ class FollowingServer(LineServer):
                 self._deliveries.add(task)
                 task.add_done_callback(self._deliveries.discard)
 
-    async def _deliver(self, conn: _Connection, message: dict[str, Any]) -> None:
+    async def _deliver(self, conn: Connection, message: dict[str, Any]) -> None:
         session = conn.session
         async with conn.lock:
             if (
@@ -169,7 +169,7 @@ class PasswordlessGateway(FollowingServer):
         as their accounts."""
         return bool(self.secret)
 
-    def is_logged_in(self, conn: _Connection) -> bool:
+    def is_logged_in(self, conn: Connection) -> bool:
         return conn.session.admitted
 
     def admit(self, session: Any, secret: str) -> bool:
