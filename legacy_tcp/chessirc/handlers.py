@@ -12,9 +12,8 @@ from accounts.types import Player
 from games import errors, gateway_views, services
 from games.gateway_views import GatewayGame
 from legacy_tcp import guests
-from legacy_tcp.models import Gateway
 
-GATEWAY = Gateway.CHESSIRC.value
+GATEWAY = guests.CHESSIRC
 
 
 def register(nick: str, channel: str, trusted: bool) -> Player:

@@ -10,106 +10,24 @@ for the game, turned into the protocol's lines by the codec. A connection rememb
 last version of its game it was told about, so the reply to its own move and the event
 of that same move are not both sent.
 
-The functions at the top run on database threads; the server calls each through
-:meth:`LineServer.run_in_db`. Decisions are in ``docs/protocols/distribuido.md``.
+Each command is one call in :mod:`.handlers` (a service or the read model), run on a
+database thread through :meth:`LineServer.run_in_db`. Decisions are in
+``docs/protocols/distribuido.md``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hmac
 import logging
 from dataclasses import dataclass
 from typing import Any
 
-from accounts import selectors as account_selectors
 from accounts.errors import DomainError
 from accounts.types import Player
-from games import errors, selectors, services
-from games.models import Game
-from legacy_tcp import guests
-from legacy_tcp.distribuido import codec
-from legacy_tcp.models import Gateway
+from games import gateway_views
+from legacy_tcp.distribuido import codec, handlers
 from legacy_tcp.transport.following import PasswordlessGateway
 from legacy_tcp.transport.server import Connection
-
-GATEWAY = Gateway.DISTRIBUIDO.value
-
-
-# --------------------------------------------------------------------------- database work
-
-
-@dataclass(frozen=True)
-class GameView:
-    """What the gateway keeps of a game after a call: enough to answer and to follow it."""
-
-    id: int
-    version: int
-    fen: str
-    status: str
-    result: str
-    termination: str
-
-    @classmethod
-    def of(cls, game: Game) -> GameView:
-        return cls(game.pk, game.version, game.fen, game.status, game.result, game.termination)
-
-    @property
-    def finished(self) -> bool:
-        return self.status != Game.Status.ACTIVE
-
-    def as_state(self) -> dict[str, Any]:
-        return {
-            "fen": self.fen,
-            "status": self.status,
-            "result": self.result,
-            "termination": self.termination,
-        }
-
-
-def register(name: str, trusted: bool) -> tuple[Player, bool]:
-    """The account ``name`` plays as, and whether it is a guest."""
-    player = guests.player_for(gateway=GATEWAY, name=name, trusted=trusted)
-    return player, account_selectors.is_guest(player.pk)
-
-
-def start(white: Player, black: Player, days_per_move: int | None) -> GameView:
-    return GameView.of(
-        services.start_gateway_game(white=white, black=black, days_per_move=days_per_move)
-    )
-
-
-def move(game_id: int, player: Player, text: str) -> GameView:
-    # The protocol sends no move number: the game's next one, whichever it is now.
-    return GameView.of(
-        services.make_move(game_id=game_id, player=player, move_number=None, move=text)
-    )
-
-
-def resign(game_id: int, player: Player) -> GameView:
-    return GameView.of(services.resign(game_id=game_id, player=player))
-
-
-def abandon(game_id: int, player: Player) -> None:
-    with contextlib.suppress(errors.GameNotFound):
-        services.leave_gateway_game(game_id=game_id, player=player)
-
-
-def read_game(game_id: int) -> GameView:
-    return GameView.of(selectors.game(game_id))
-
-
-def history_of(game_id: int) -> list[str]:
-    selectors.game(game_id)  # GameNotFound for a game that does not exist
-    return list(selectors.moves(game_id).values_list("san", flat=True))
-
-
-def games_in_progress() -> list[tuple[str, str, str]]:
-    return [
-        (game.public_id, game.white.username, game.black.username)
-        for game in selectors.games_in_progress()
-    ]
-
 
 # --------------------------------------------------------------------------- the server
 
@@ -182,7 +100,7 @@ class DistribuidoServer(PasswordlessGateway):
             del self.waiting[session.days]
         if session.game_id is not None and not session.watching and session.guest:
             # Nothing can bring a guest back to its game: it is lost by abandonment.
-            await self.run_in_db(abandon, session.game_id, session.player)
+            await self.run_in_db(handlers.abandon, session.game_id, session.player)
         await self._unfollow(conn)
         if session.name is not None and self.names.get(session.name) is conn:
             del self.names[session.name]
@@ -199,7 +117,7 @@ class DistribuidoServer(PasswordlessGateway):
             if isinstance(command, codec.Inscribir):
                 return await self._register(conn, command.nombre, command.dias)
             if isinstance(command, codec.Partidas):
-                return codec.games_list(await self.run_in_db(games_in_progress))
+                return codec.games_list(await self.run_in_db(handlers.games_in_progress))
             if isinstance(command, codec.Observar):
                 return await self._watch(conn, command.partida)
             if isinstance(command, codec.Dejar):
@@ -234,7 +152,7 @@ class DistribuidoServer(PasswordlessGateway):
         self.names[name] = conn
         try:
             session.player, session.guest = await self.run_in_db(
-                register, name, self.trusted
+                handlers.register, name, self.trusted
             )
         except BaseException:
             del self.names[name]
@@ -248,7 +166,9 @@ class DistribuidoServer(PasswordlessGateway):
             return codec.ok(codec.WHITE_LETTER)
         del self.waiting[days]
         try:
-            game = await self.run_in_db(start, opponent.session.player, session.player, days)
+            game = await self.run_in_db(
+                handlers.start, opponent.session.player, session.player, days
+            )
         except BaseException:
             # The one waiting goes on waiting; this registration is undone.
             if not opponent.session.closed:
@@ -264,10 +184,10 @@ class DistribuidoServer(PasswordlessGateway):
             await self._follow(player, game.id)
         if opponent.session.closed:
             # White left while the game was being created.
-            await self.run_in_db(abandon, game.id, opponent.session.player)
+            await self.run_in_db(handlers.abandon, game.id, opponent.session.player)
         else:
-            await self.push(opponent, codec.inicio(game.fen))
-        return codec.ok(codec.BLACK_LETTER) + codec.inicio(game.fen)
+            await self.push(opponent, codec.inicio(game))
+        return codec.ok(codec.BLACK_LETTER) + codec.inicio(game)
 
     def _own_game(self, session: Session, codigo: str) -> int:
         """The game of the registered player whose code is ``codigo``, or a refusal."""
@@ -287,13 +207,13 @@ class DistribuidoServer(PasswordlessGateway):
         except _Refusal as refusal:
             return codec.nok(refusal.text)
         if isinstance(command, codec.ConsultarTablero):
-            game = await self.run_in_db(read_game, game_id)
-            return codec.board(game.fen)
+            game = await self.run_in_db(handlers.read_game, game_id)
+            return codec.board(game)
         if isinstance(command, codec.Movimiento):
-            game = await self.run_in_db(move, game_id, session.player, command.movimiento)
-            reply = codec.moved(game.as_state())
+            game = await self.run_in_db(handlers.move, game_id, session.player, command.movimiento)
+            reply = codec.moved(game)
         else:
-            game = await self.run_in_db(resign, game_id, session.player)
+            game = await self.run_in_db(handlers.resign, game_id, session.player)
             reply = codec.winner(game.result)
         session.version = max(session.version, game.version)
         if game.finished:
@@ -308,19 +228,19 @@ class DistribuidoServer(PasswordlessGateway):
             if game_id is None:
                 return codec.nok(codec.NOT_STARTED)
         else:
-            game_id = Game.pk_from_public_id(codigo)
+            game_id = gateway_views.game_id_of(codigo)
             if game_id is None:
                 return codec.nok(codec.WRONG_CODE if session.name else codec.GAME_NOT_FOUND)
-        return codec.history(await self.run_in_db(history_of, game_id))
+        return codec.history(await self.run_in_db(handlers.history_of, game_id))
 
     async def _watch(self, conn: Connection, public_id: str) -> bytes:
         session: Session = conn.session
         if session.name is not None:
             return codec.nok(codec.ALREADY_REGISTERED)
-        game_id = Game.pk_from_public_id(public_id)
+        game_id = gateway_views.game_id_of(public_id)
         if game_id is None:
             return codec.nok(codec.GAME_NOT_FOUND)
-        game = await self.run_in_db(read_game, game_id)
+        game = await self.run_in_db(handlers.read_game, game_id)
         if game.finished:
             return codec.nok(codec.GAME_OVER)
         await self._unfollow(conn)
@@ -328,7 +248,7 @@ class DistribuidoServer(PasswordlessGateway):
         session.game_id = game.id
         session.version = game.version
         await self._follow(conn, game.id)
-        return codec.moved(game.as_state())
+        return codec.moved(game)
 
     async def _game_over(self, conn: Connection) -> None:
         """The connection's game ended: it may register (or watch) again."""
@@ -353,7 +273,7 @@ class DistribuidoServer(PasswordlessGateway):
             await self.unfollow(conn, game_id)
 
     async def event_data(self, conn: Connection, message: dict[str, Any]) -> bytes:
-        return codec.event_lines(message)
+        return codec.event_lines(message["event"], gateway_views.from_event(message))
 
     async def game_over(self, conn: Connection) -> None:
         await self._game_over(conn)
