@@ -173,7 +173,7 @@ class ChessircServer(PasswordlessGateway):
         session: Session = conn.session
         verb, args = request.verb, request.args
         if verb == "AUTH":
-            return self._authenticate(session, args[0]), False
+            return await self._authenticate(conn, args[0]), False
         if not session.admitted:
             return codec.message(codec.SECRET_REQUIRED), False
         if verb == "CLOSE":
@@ -202,8 +202,8 @@ class ChessircServer(PasswordlessGateway):
         game = await self.run_in_db(handlers.resign, session.game_id, player)
         return await self._ended(conn, game, codec.resigned(args[0]), board=False), True
 
-    def _authenticate(self, session: Session, secret: str) -> bytes:
-        if self.admit(session, secret):
+    async def _authenticate(self, conn: Connection, secret: str) -> bytes:
+        if await self.admit(conn, secret):
             return codec.message(codec.SECRET_ACCEPTED)
         return codec.message(codec.WRONG_SECRET)
 

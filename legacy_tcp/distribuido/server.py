@@ -110,7 +110,7 @@ class DistribuidoServer(PasswordlessGateway):
     async def _answer(self, conn: Connection, command: codec.Command) -> bytes:
         session: Session = conn.session
         if isinstance(command, codec.Clave):
-            return self._admit_with_secret(session, command.secret)
+            return await self._admit_with_secret(conn, command.secret)
         if not session.admitted:
             return codec.nok(codec.SECRET_REQUIRED)
         try:
@@ -137,8 +137,10 @@ class DistribuidoServer(PasswordlessGateway):
             )
             return codec.nok(codec.SERVER_ERROR)
 
-    def _admit_with_secret(self, session: Session, secret: str) -> bytes:
-        return codec.ok() if self.admit(session, secret) else codec.nok(codec.WRONG_SECRET)
+    async def _admit_with_secret(self, conn: Connection, secret: str) -> bytes:
+        if await self.admit(conn, secret):
+            return codec.ok()
+        return codec.nok(codec.WRONG_SECRET)
 
     async def _register(self, conn: Connection, name: str, days: int | None) -> bytes:
         session: Session = conn.session

@@ -57,6 +57,7 @@ class EspolServer(LineServer):
             db_threads=settings.ESPOL_DB_THREADS,
             max_per_address=settings.ESPOL_MAX_PER_ADDRESS,
             login_timeout=settings.ESPOL_LOGIN_TIMEOUT,
+            first_line_timeout=settings.ESPOL_FIRST_LINE_TIMEOUT,
         )
         self.auth_threads = settings.ESPOL_AUTH_THREADS
         self.throttle = LoginThrottle(

@@ -1,4 +1,4 @@
-"""One log line per flood of refused connections, not one per connection."""
+"""One log line per flood (of refused connections, of wrong secrets), not one per event."""
 
 from __future__ import annotations
 
@@ -11,6 +11,26 @@ from collections.abc import Callable
 REFUSAL_LOG_INTERVAL = 10.0
 
 
+class FloodSampler:
+    """Which events of a kind to log during a flood: the first of a kind at once, then at
+    most one per ``interval``, each with how many were held back since the last."""
+
+    def __init__(self, interval: float = REFUSAL_LOG_INTERVAL) -> None:
+        self.interval = interval
+        self._last: dict[str, float] = {}
+        self._unlogged: Counter[str] = Counter()
+
+    def take(self, kind: str) -> int | None:
+        """None: do not log this one (it is counted); else log it, with the returned
+        number held back since the last line."""
+        now = time.monotonic()
+        if now - self._last.get(kind, -self.interval) < self.interval:
+            self._unlogged[kind] += 1
+            return None
+        self._last[kind] = now
+        return self._unlogged.pop(kind, 0)
+
+
 class RefusalLog:
     """Logs refused connections without letting a flood of them flood the log: the first
     of a reason at once, then at most one line per ``interval`` with how many were
@@ -20,16 +40,12 @@ class RefusalLog:
         self, log: Callable[..., None], interval: float = REFUSAL_LOG_INTERVAL
     ) -> None:
         self.log = log
-        self.interval = interval
-        self._last: dict[str, float] = {}
-        self._unlogged: Counter[str] = Counter()
+        self.sampler = FloodSampler(interval)
 
     def refused(self, reason: str, peer: str, connections: int, from_address: int) -> None:
-        now = time.monotonic()
-        if now - self._last.get(reason, -self.interval) < self.interval:
-            self._unlogged[reason] += 1
+        held_back = self.sampler.take(reason)
+        if held_back is None:
             return
-        self._last[reason] = now
         self.log(
             logging.WARNING,
             "refused peer=%s reason=%s connections=%d from_address=%d "
@@ -38,5 +54,5 @@ class RefusalLog:
             reason,
             connections,
             from_address,
-            self._unlogged.pop(reason, 0),
+            held_back,
         )

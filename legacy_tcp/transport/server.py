@@ -94,6 +94,8 @@ class Connection:
     opened: float = field(default_factory=time.monotonic)
     # Loop time by which the session must be logged in; None while it is (or no limit).
     login_deadline: float | None = None
+    # Loop time by which the first line must have arrived; None once it has (or no limit).
+    first_line_deadline: float | None = None
 
 
 class LineServer:
@@ -130,6 +132,7 @@ class LineServer:
         db_threads: int,
         max_per_address: int,
         login_timeout: float | None = None,
+        first_line_timeout: float | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -143,6 +146,11 @@ class LineServer:
         self.db_threads = db_threads
         self.max_per_address = max(0, max_per_address)
         self.login_timeout = login_timeout if login_timeout and login_timeout > 0 else None
+        # A connection that says nothing is dropped soon, logged in or not: idle
+        # connections that never speak are how a flood holds the caps.
+        self.first_line_timeout = (
+            first_line_timeout if first_line_timeout and first_line_timeout > 0 else None
+        )
         self._listeners: list[socket.socket] = []
         # Every connection's task, from its accept (TLS handshake, refusal) to its close.
         self._tasks: set[asyncio.Task] = set()
@@ -237,7 +245,8 @@ class LineServer:
         self._log(
             logging.INFO,
             "listen host=%s port=%d tls=%s max_connections=%d requested=%d "
-            "open_files=%d max_per_address=%d login_timeout=%s idle_timeout=%s",
+            "open_files=%d max_per_address=%d first_line_timeout=%s login_timeout=%s "
+            "idle_timeout=%s",
             self.host,
             self.port,
             self.ssl_context is not None,
@@ -245,6 +254,7 @@ class LineServer:
             self.requested_max_connections,
             open_files,
             self.max_per_address,
+            self.first_line_timeout,
             self.login_timeout,
             self.idle_timeout,
         )
@@ -481,8 +491,11 @@ class LineServer:
         task = asyncio.current_task()
         assert task is not None
         conn = Connection(self.new_session(peer), reader, writer, address, peer=peer)
+        now = asyncio.get_running_loop().time()
         if self.login_timeout is not None:
-            conn.login_deadline = asyncio.get_running_loop().time() + self.login_timeout
+            conn.login_deadline = now + self.login_timeout
+        if self.first_line_timeout is not None:
+            conn.first_line_deadline = now + self.first_line_timeout
         self._connections[task] = conn
         writer.transport.set_write_buffer_limits(high=self.write_buffer_limit)
         self._log(logging.INFO, "connect peer=%s connections=%d", peer, len(self._connections))
@@ -522,16 +535,23 @@ class LineServer:
 
     def _read_deadline(self, conn: Connection) -> float | None:
         """Loop time by which the next line must have arrived: within the idle timeout,
-        and, while the session is not logged in, by its login deadline."""
+        the first line by its deadline, and, while the session is not logged in, by its
+        login deadline."""
         deadlines = []
         if self.idle_timeout is not None:
             deadlines.append(asyncio.get_running_loop().time() + self.idle_timeout)
+        if conn.first_line_deadline is not None:
+            deadlines.append(conn.first_line_deadline)
         if not self.is_logged_in(conn) and conn.login_deadline is not None:
             deadlines.append(conn.login_deadline)
         return min(deadlines, default=None)
 
     def _timed_out(self, conn: Connection) -> str:
-        """Why a read timed out: the login deadline passed, or the client went idle."""
+        """Why a read timed out: the first line's or the login's deadline passed, or the
+        client went idle."""
+        now = asyncio.get_running_loop().time()
+        if conn.first_line_deadline is not None and now >= conn.first_line_deadline:
+            return "first_line_timeout"
         if (
             not self.is_logged_in(conn)
             and conn.login_deadline is not None
@@ -549,6 +569,7 @@ class LineServer:
                 ended = await self._skip_rest_of_line(reader, conn, exc.consumed)
                 if ended is not None:
                     return ended
+                conn.first_line_deadline = None
                 async with conn.lock:
                     await self._send(conn, self.overlong_reply(conn))
                 continue
@@ -557,6 +578,7 @@ class LineServer:
                 return "shutdown" if self._closing else "eof"
             except TimeoutError:
                 return self._timed_out(conn)
+            conn.first_line_deadline = None
             async with conn.lock:
                 data, close = await self.answer(conn, line)
                 await self._send(conn, data)
