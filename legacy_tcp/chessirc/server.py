@@ -22,7 +22,7 @@ from accounts.validators import channel_validator
 from games import gateway_views
 from games.gateway_views import GatewayGame
 from legacy_tcp.chessirc import codec, handlers
-from legacy_tcp.transport.following import PasswordlessGateway
+from legacy_tcp.transport.passwordless import PasswordlessGateway
 from legacy_tcp.transport.server import Connection
 
 DEFAULT = "default"

@@ -26,7 +26,7 @@ from accounts.errors import DomainError
 from accounts.types import Player
 from games import gateway_views
 from legacy_tcp.distribuido import codec, handlers
-from legacy_tcp.transport.following import PasswordlessGateway
+from legacy_tcp.transport.passwordless import PasswordlessGateway
 from legacy_tcp.transport.server import Connection
 
 # --------------------------------------------------------------------------- the server

@@ -28,11 +28,8 @@ every write is followed by a bounded ``drain()`` so a client that never reads is
 instead of growing server memory.
 
 Descriptors (:mod:`legacy_tcp.transport.limits`): the total cap is never more than the
-open-file limit less a headroom, and the server accepts connections itself: when
-``accept()`` fails for want of descriptors it stops accepting, retries with a growing
-pause (and at once when one of its connections closes), and logs the episode once when it
-begins and once when it ends (``asyncio.start_server`` logged a traceback for every
-failed ``accept()``, and re-armed itself once for each).
+open-file limit less a headroom, and the server accepts connections itself, pausing
+through descriptor shortages (:mod:`legacy_tcp.transport.accepting`).
 """
 
 from __future__ import annotations
@@ -52,22 +49,11 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 
-from legacy_tcp.transport.limits import (
-    address_key,
-    connection_cap,
-    fd_headroom,
-    has_waiting_connection,
-    open_file_limit,
-)
+from legacy_tcp.transport.accepting import Acceptor
+from legacy_tcp.transport.limits import address_key, connection_cap, fd_headroom, open_file_limit
 from legacy_tcp.transport.refusals import RefusalLog
 from legacy_tcp.transport.threads import close_executor, run_releasing
 
-# Pauses between attempts to accept again after running out of descriptors.
-ACCEPT_RETRY_FIRST = 0.05
-ACCEPT_RETRY_MAX = 2.0
-# Connections accepted in one go when the listening socket is readable.
-ACCEPT_BATCH = 64
-BACKLOG = 1024
 # TLS connections being refused at once (each needs a handshake before its refusal);
 # beyond this, more are closed without a reply.
 MAX_TLS_REFUSALS = 32
@@ -151,7 +137,6 @@ class LineServer:
         self.first_line_timeout = (
             first_line_timeout if first_line_timeout and first_line_timeout > 0 else None
         )
-        self._listeners: list[socket.socket] = []
         # Every connection's task, from its accept (TLS handshake, refusal) to its close.
         self._tasks: set[asyncio.Task] = set()
         # The connections admitted (counted from their accept), per address and in all.
@@ -162,11 +147,9 @@ class LineServer:
         # Refusals over TLS in progress (the refusal needs a handshake first).
         self._refusing = 0
         self._closing = False
-        self._accept_paused_since: float | None = None
-        self._accept_failures = 0
-        self._accepted_while_paused = 0
-        self._accept_retry_delay = ACCEPT_RETRY_FIRST
-        self._accept_retry: asyncio.TimerHandle | None = None
+        self._acceptor = Acceptor(
+            admit=self._admit, log=self._log, connection_count=lambda: len(self._connections)
+        )
         self._executors: list[tuple[ThreadPoolExecutor, int]] = []
         self._db_executor: ThreadPoolExecutor | None = None
 
@@ -237,11 +220,7 @@ class LineServer:
                 f"{self.name} connections after the {fd_headroom(open_files)} kept for the rest",
             )
         self._create_executors()
-        self._listeners = await self._listen()
-        self.port = self._listeners[0].getsockname()[1]
-        loop = asyncio.get_running_loop()
-        for listener in self._listeners:
-            loop.add_reader(listener.fileno(), self._accept_ready, listener)
+        self.port = await self._acceptor.listen(self.host, self.port)
         self._log(
             logging.INFO,
             "listen host=%s port=%d tls=%s max_connections=%d requested=%d "
@@ -259,46 +238,12 @@ class LineServer:
             self.idle_timeout,
         )
 
-    async def _listen(self) -> list[socket.socket]:
-        """Bound, listening, non-blocking sockets for ``host``:``port``, as
-        ``asyncio.start_server`` would make them (one per address the host resolves to)."""
-        loop = asyncio.get_running_loop()
-        infos = await loop.getaddrinfo(
-            self.host or None, self.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )
-        listeners: list[socket.socket] = []
-        try:
-            for family, kind, proto, _name, address in dict.fromkeys(infos):
-                listener = socket.socket(family, kind, proto)
-                listeners.append(listener)
-                listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                if family == socket.AF_INET6:
-                    listener.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-                listener.bind(address)
-                listener.listen(BACKLOG)
-                listener.setblocking(False)
-        except OSError:
-            for listener in listeners:
-                listener.close()
-            raise
-        return listeners
-
-    def _stop_accepting(self) -> None:
-        loop = asyncio.get_running_loop()
-        if self._accept_retry is not None:
-            self._accept_retry.cancel()
-            self._accept_retry = None
-        for listener in self._listeners:
-            loop.remove_reader(listener.fileno())
-            listener.close()
-        self._listeners = []
-
     async def stop(self, grace: float = 10.0) -> None:
         """Stop accepting, let commands in flight finish (up to ``grace`` s), close all."""
-        if not self._listeners:
+        if not self._acceptor.listening:
             return
         self._closing = True
-        self._stop_accepting()
+        self._acceptor.stop()
         for conn in self._connections.values():
             # Read nothing more, and end each wait for a line: a connection waiting for one
             # closes, while a line that has already arrived (its task not yet resumed) is
@@ -321,87 +266,6 @@ class LineServer:
             await loop.run_in_executor(None, close_executor, executor, threads)
         self._executors = []
         self._log(logging.INFO, "stopped port=%d", self.port)
-
-    # ------------------------------------------------------------------ accepting
-
-    def _accept_ready(self, listener: socket.socket) -> None:
-        """The listening socket is readable: accept what is waiting, up to a batch."""
-        for _ in range(ACCEPT_BATCH):
-            try:
-                sock, address = listener.accept()
-            except (BlockingIOError, InterruptedError):
-                # Nothing more waiting. After a pause, once something was accepted again,
-                # the episode is over; a pause that recurs before this is the same one.
-                if self._accept_paused_since is not None and self._accepted_while_paused:
-                    self._log_accept_resumed()
-                return
-            except ConnectionAbortedError:
-                continue  # the client gave up while it waited in the backlog
-            except OSError as exc:
-                if not has_waiting_connection(listener):
-                    # Linux takes a descriptor before it looks at the backlog, so a process
-                    # at its limit gets EMFILE even when nobody waits: the backlog is drained.
-                    if self._accept_paused_since is not None and self._accepted_while_paused:
-                        self._log_accept_resumed()
-                    return
-                # Out of descriptors (EMFILE, ENFILE) or kernel memory (ENOBUFS, ENOMEM):
-                # Linux keeps reporting the socket readable, so stop watching it for a while.
-                self._pause_accepting(exc)
-                return
-            if self._accept_paused_since is not None:
-                self._accepted_while_paused += 1
-            self._admit(sock, address)
-
-    def _pause_accepting(self, error: OSError) -> None:
-        loop = asyncio.get_running_loop()
-        for listener in self._listeners:
-            loop.remove_reader(listener.fileno())
-        self._accept_failures += 1
-        if self._accept_paused_since is None:
-            self._accept_paused_since = loop.time()
-            self._accept_retry_delay = ACCEPT_RETRY_FIRST
-            # Once per episode: a line per failed accept() is what flooded the log before.
-            self._log(
-                logging.ERROR,
-                "accept_paused error=%s connections=%d open_files=%d: accepting "
-                "again as descriptors free up",
-                errno.errorcode.get(error.errno or 0, error.errno),
-                len(self._connections),
-                open_file_limit(),
-            )
-        else:
-            self._accept_retry_delay = min(ACCEPT_RETRY_MAX, self._accept_retry_delay * 2)
-        self._schedule_accept_retry(self._accept_retry_delay)
-
-    def _schedule_accept_retry(self, delay: float) -> None:
-        if self._accept_retry is not None:
-            self._accept_retry.cancel()
-        loop = asyncio.get_running_loop()
-        self._accept_retry = loop.call_later(delay, self._retry_accepting)
-
-    def _retry_accepting(self) -> None:
-        self._accept_retry = None
-        if self._closing:
-            return
-        loop = asyncio.get_running_loop()
-        for listener in self._listeners:
-            # Level-triggered: connections already waiting make it readable at once.
-            loop.add_reader(listener.fileno(), self._accept_ready, listener)
-
-    def _log_accept_resumed(self) -> None:
-        assert self._accept_paused_since is not None
-        self._log(
-            logging.WARNING,
-            "accept_resumed seconds=%.1f failed_accepts=%d accepted_meanwhile=%d "
-            "connections=%d",
-            asyncio.get_running_loop().time() - self._accept_paused_since,
-            self._accept_failures,
-            self._accepted_while_paused,
-            len(self._connections),
-        )
-        self._accept_paused_since = None
-        self._accept_failures = 0
-        self._accepted_while_paused = 0
 
     def _admit(self, sock: socket.socket, address: tuple) -> None:
         """Take an accepted socket: count it against the caps, or mark it for refusal."""
@@ -475,9 +339,9 @@ class LineServer:
                 self._per_address[key] -= 1
                 if self._per_address[key] <= 0:
                     del self._per_address[key]
-                if self._accept_paused_since is not None and not self._closing:
-                    # A descriptor is about to be free: try to accept again now.
-                    self._schedule_accept_retry(0)
+                if not self._closing:
+                    # A descriptor is about to be free: if accepting is paused, retry now.
+                    self._acceptor.descriptor_freed()
 
     # ------------------------------------------------------------------ one connection
 
