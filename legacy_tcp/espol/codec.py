@@ -576,6 +576,39 @@ def fecha(moment: dt.datetime) -> str:
     return f"{max(0, int(moment.timestamp())):011d}"
 
 
+# --------------------------------------------------------------------------- reply texts
+# The gateway's own words after a code (the domain errors' words are the service's).
+
+LOGIN_REQUIRED = "login required: USER then PASS"
+PASS_WITHOUT_USER = "PASS must follow an accepted USER"
+ACCESS_WITHDRAWN = "your access has been withdrawn: log in again"
+SYSTEM_ERROR = "the server could not complete the command; nothing changed"
+WRONG_LOGIN = "wrong user name or password"
+WRONG_PASSWORD = "wrong password"
+SUBSCRIPTIONS_ON_CONNECTION = "too many subscription requests on this connection"
+BUSY = "too many connections; try later"
+LINE_TOO_LONG = "line too long"
+
+
+def locked_out(name: str, minutes: int) -> str:
+    return f"too many failed logins for {name} from your address; try again in {minutes} min"
+
+
+def subscriptions_from_address(minutes: int) -> str:
+    return f"too many subscription requests from your address; try again in {minutes} min"
+
+
+UNSU_OWN_NAME = "UNSU takes your own user name."
+
+
+def not_your_opponent(name: str, public_id: str) -> str:
+    return f"{name} is not your opponent in {public_id}."
+
+
+def no_moves_after(number: int) -> str:
+    return f"no moves after {number}"
+
+
 # --------------------------------------------------------------------------- reply fields
 # What the handlers' replies hold, in this wire's formats: the handlers pass the values.
 

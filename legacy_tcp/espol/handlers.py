@@ -85,16 +85,16 @@ def immediate_reply(session: Session, command: espol.Command | espol.ParseError)
             and session.user is None
             and command.command not in espol.BEFORE_LOGIN
         ):
-            return Reply(Code.F_LOGIN, "login required: USER then PASS")
+            return Reply(Code.F_LOGIN, espol.LOGIN_REQUIRED)
         return Reply(command.code, command.message)
     if isinstance(command, espol.Quit):
         return Reply(None, close=True)
     if isinstance(command, espol.Help):
         return Reply(Code.S_TRAN, espol.HELP_TEXT)
     if session.user is None and command.name not in espol.BEFORE_LOGIN:
-        return Reply(Code.F_LOGIN, "login required: USER then PASS")
+        return Reply(Code.F_LOGIN, espol.LOGIN_REQUIRED)
     if isinstance(command, espol.Pass) and session.pending_username is None:
-        return Reply(Code.F_LOGIN, "PASS must follow an accepted USER")
+        return Reply(Code.F_LOGIN, espol.PASS_WITHOUT_USER)
     return None
 
 
@@ -109,7 +109,7 @@ def execute(session: Session, command: espol.Command) -> Reply:
             and not account_selectors.is_current_login(session.user.pk, session.auth_hash)
         ):
             session.user = None
-            return Reply(Code.F_LOGIN, "your access has been withdrawn: log in again")
+            return Reply(Code.F_LOGIN, espol.ACCESS_WITHDRAWN)
         return COMMANDS[type(command)](session, command)
     except errors.DomainError as exc:
         return error_reply(exc)
@@ -121,7 +121,7 @@ def execute(session: Session, command: espol.Command) -> Reply:
             espol.log_value(session.username),
             espol.log_value(command.loggable()),
         )
-        return Reply(Code.E_SYSTEM, "the server could not complete the command; nothing changed")
+        return Reply(Code.E_SYSTEM, espol.SYSTEM_ERROR)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -140,7 +140,7 @@ def _own_game_with(user: Player, game_id: int, opponent_name: str) -> int:
     """The game's id, if ``user`` plays in it against the player named ``opponent_name``."""
     game = selectors.game_for_player(game_id, user)
     if game.opponent_of(user.pk).get_username() != opponent_name:
-        raise errors.GameNotFound(f"{opponent_name} is not your opponent in {game.public_id}.")
+        raise errors.GameNotFound(espol.not_your_opponent(opponent_name, game.public_id))
     return game.pk
 
 
@@ -187,13 +187,12 @@ def password(session: Session, command: espol.Pass) -> Reply:
         session.failed_passwords += 1
         return Reply(
             Code.E_BUSY,
-            f"too many failed logins for {name} from your address; "
-            f"try again in {throttling.lockout_minutes()} min",
+            espol.locked_out(name, throttling.lockout_minutes()),
             failed_login_for=name,
         )
     if found is None:
         session.failed_passwords += 1
-        return Reply(Code.F_PASINV, "wrong user name or password", failed_login_for=name)
+        return Reply(Code.F_PASINV, espol.WRONG_LOGIN, failed_login_for=name)
     session.user = found
     session.auth_hash = found.get_session_auth_hash()
     session.pending_username = None
@@ -204,13 +203,12 @@ def password(session: Session, command: espol.Pass) -> Reply:
 def subscribe(session: Session, command: espol.Subs) -> Reply:
     session.subscription_requests += 1
     if 0 < settings.ESPOL_SUBSCRIPTIONS_PER_CONNECTION < session.subscription_requests:
-        return Reply(Code.E_BUSY, "too many subscription requests on this connection")
+        return Reply(Code.E_BUSY, espol.SUBSCRIPTIONS_ON_CONNECTION)
     allowance = throttling.subscription_request(session.host)
     if not allowance.allowed:
         return Reply(
             Code.E_BUSY,
-            "too many subscription requests from your address; "
-            f"try again in {throttling.minutes_to_wait(allowance)} min",
+            espol.subscriptions_from_address(throttling.minutes_to_wait(allowance)),
         )
     request = account_services.request_subscription(
         username=command.username, password=command.password, comment=command.comment
@@ -221,11 +219,11 @@ def subscribe(session: Session, command: espol.Subs) -> Reply:
 def unsubscribe(session: Session, command: espol.Unsu) -> Reply:
     player = _player(session)
     if command.username != player.get_username():
-        raise account_errors.UserNotFound("UNSU takes your own user name.")
+        raise account_errors.UserNotFound(espol.UNSU_OWN_NAME)
     try:
         account_services.unsubscribe(player=player, password=command.password)
     except account_errors.WrongPassword:
-        return Reply(Code.F_PASINV, "wrong password", failed_login_for=player.get_username())
+        return Reply(Code.F_PASINV, espol.WRONG_PASSWORD, failed_login_for=player.get_username())
     session.user = None
     return Reply(Code.S_TRAN)
 
@@ -300,7 +298,7 @@ def game_moves(session: Session, command: espol.Spar) -> Reply:
     rows = selectors.move_records(command.game_id, after=command.after)
     records = [espol.move_record(number, uci, reverse) for number, uci, reverse in rows]
     if not records:
-        return Reply(Code.F_NOMASJUG, f"no moves after {command.after}")
+        return Reply(Code.F_NOMASJUG, espol.no_moves_after(command.after))
     return Reply(Code.S_TRAN, records=records)
 
 

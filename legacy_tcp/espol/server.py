@@ -26,7 +26,7 @@ from legacy_tcp.espol.codec import Code
 from legacy_tcp.transport.server import Connection, LineServer
 from legacy_tcp.transport.threads import run_releasing
 
-REFUSAL = espol.frames(Code.E_BUSY, "too many connections; try later")
+REFUSAL = espol.frames(Code.E_BUSY, espol.BUSY)
 
 
 class EspolServer(LineServer):
@@ -95,7 +95,7 @@ class EspolServer(LineServer):
 
     def overlong_reply(self, conn: Connection) -> bytes:
         self._log(logging.INFO, "command peer=%s command=<overlong> code=802", conn.peer)
-        return espol.frames(Code.F_PARAM, "line too long")
+        return espol.frames(Code.F_PARAM, espol.LINE_TOO_LONG)
 
     async def answer(self, conn: Connection, line: bytes) -> tuple[bytes, bool]:
         reply = await self._answer(conn, line)
