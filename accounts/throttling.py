@@ -17,6 +17,9 @@ processes (or several web workers) and each counts on its own, so an address get
 allowance once per process. With ``REDIS_URL`` the settings put the cache in Redis, shared
 by every process. The cache must keep a key's expiry when the key is incremented: local
 memory, Redis and Memcached do; Django's database and file caches do not.
+
+The TCP gateways also space out their own password and secret checks after wrong ones
+(:class:`LoginThrottle`), in the memory of the process that holds their connections.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from django.conf import settings
 from django.contrib.auth import authenticate
@@ -163,3 +167,108 @@ def check_login(
         return LoginCheck(None)
     user_logged_in.send(sender=type(user), request=request, user=user)
     return LoginCheck(user)
+
+
+# ---------------------------------------------- password checks at the TCP gateways
+# Kept in the gateway process's memory: a gateway's connections are all in one process.
+
+
+class LoginFailures(NamedTuple):
+    """What :meth:`LoginThrottle.failed` counted: the failures of the name from the
+    address, those of the address, and the wait before the next check under either."""
+
+    for_name: int
+    for_address: int
+    next_check_in: float
+
+
+class LoginThrottle:
+    """Spaces out password checks after wrong passwords, per (user name, address) and per
+    address.
+
+    The wait comes before the check, not after it: answering only the wrong guesses late
+    would let a guesser read a slow answer as "wrong" and move on, while the right password
+    still came back at once. So once a key has failures, every check under it, right or
+    wrong and from any connection, waits for its turn: ``delay(failures)`` after the
+    previous check's turn, or after the last failure. Parallel guesses from one address
+    therefore queue one behind another instead of running side by side, and opening many
+    connections buys no extra guesses.
+
+    A check belongs to two keys, its (name, address) and its address, and waits for the
+    later of their turns. Neither key holds the name alone: guesses at a name from one
+    address queue only checks of that name from that address, so the name's owner, logging
+    in from anywhere else, is not held behind the guesser's queue (keyed by name alone,
+    eight guessers held a player's right password back for a minute). The address key
+    slows one address trying many names. A key's count is forgotten after ``window``
+    seconds without failures; a right password forgets its (name, address), not the
+    address's count, which a guesser could otherwise clear by logging into an account of
+    their own.
+
+    Addresses are what the gateway's ``address_key`` makes of the peer (an IPv6 /64 counts as one
+    address). Behind a TCP proxy every client has the proxy's address, and the keys
+    degrade to the name alone and to everyone at once.
+    """
+
+    def __init__(self, *, base: float, cap: float, window: float = 900.0) -> None:
+        self.base = base
+        self.cap = cap
+        self.window = window
+        # key -> [failures, time of the last failure, earliest time of the next check]
+        self._keys: dict[tuple[str, ...], list[float]] = {}
+
+    def delay(self, failures: int) -> float:
+        """How long a check waits after ``failures`` wrong passwords (0 after none)."""
+        return 0.0 if failures < 1 else min(self.cap, self.base * 2 ** (failures - 1))
+
+    @staticmethod
+    def _keys_of(username: str, address: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        return ("name", username, address), ("address", address)
+
+    def _live(self, key: tuple[str, ...], now: float) -> list[float] | None:
+        state = self._keys.get(key)
+        if state is not None and now - state[1] > self.window:
+            del self._keys[key]
+            return None
+        return state
+
+    def reserve(self, username: str, address: str) -> float:
+        """Take the next turn to check a password for ``username`` from ``address``;
+        return the wait for it."""
+        now = time.monotonic()
+        found = (self._live(key, now) for key in self._keys_of(username, address))
+        states = [state for state in found if state is not None]
+        if not states:
+            return 0.0
+        turn = max(now, *(state[2] for state in states))
+        for state in states:
+            state[2] = turn + self.delay(int(state[0]))
+        return turn - now
+
+    def failed(self, username: str, address: str) -> LoginFailures:
+        """Record a wrong password for ``username`` from ``address``."""
+        now = time.monotonic()
+        counts = []
+        for key in self._keys_of(username, address):
+            state = self._live(key, now)
+            if state is None:
+                state = self._keys[key] = [0, now, now]
+            state[0] += 1
+            state[1] = now
+            state[2] = max(state[2], now + self.delay(int(state[0])))
+            counts.append(state)
+        if len(self._keys) > 10_000:
+            self._forget_old(now)
+        name_state, address_state = counts
+        return LoginFailures(
+            for_name=int(name_state[0]),
+            for_address=int(address_state[0]),
+            next_check_in=max(name_state[2], address_state[2]) - now,
+        )
+
+    def succeeded(self, username: str, address: str) -> None:
+        self._keys.pop(self._keys_of(username, address)[0], None)
+
+    def _forget_old(self, now: float) -> None:
+        for key, (_failures, last_failure, _next) in list(self._keys.items()):
+            if now - last_failure > self.window:
+                del self._keys[key]

@@ -362,8 +362,11 @@ ESPOL_PORT = int(os.environ.get("ESPOL_PORT", "5757"))
 ESPOL_IDLE_TIMEOUT = float(os.environ.get("ESPOL_IDLE_TIMEOUT", str(30 * 60)))
 # Seconds a connection has to log in (USER, PASS) before it is closed (0: no limit).
 ESPOL_LOGIN_TIMEOUT = float(os.environ.get("ESPOL_LOGIN_TIMEOUT", "60"))
+# Seconds a connection has to send its first line, at every gateway (0: no limit): a
+# client that says nothing holds a place under the caps for nothing.
+ESPOL_FIRST_LINE_TIMEOUT = float(os.environ.get("ESPOL_FIRST_LINE_TIMEOUT", "30"))
 # An upper bound: the gateway lowers it at start to what the open-file limit allows after
-# a headroom for the rest of the process (legacy_tcp.server.connection_cap).
+# a headroom for the rest of the process (legacy_tcp.transport.limits.connection_cap).
 ESPOL_MAX_CONNECTIONS = int(os.environ.get("ESPOL_MAX_CONNECTIONS", "20000"))
 # Connections from one IPv4 address or IPv6 /64 (0: no such cap).
 ESPOL_MAX_PER_ADDRESS = int(os.environ.get("ESPOL_MAX_PER_ADDRESS", "20"))
@@ -389,12 +392,20 @@ DISTRIBUIDO_SECRET = os.environ.get("DISTRIBUIDO_SECRET", "")
 DISTRIBUIDO_IDLE_TIMEOUT = float(os.environ.get("DISTRIBUIDO_IDLE_TIMEOUT", "3600"))
 DISTRIBUIDO_MAX_CONNECTIONS = int(os.environ.get("DISTRIBUIDO_MAX_CONNECTIONS", "2000"))
 DISTRIBUIDO_MAX_PER_ADDRESS = int(os.environ.get("DISTRIBUIDO_MAX_PER_ADDRESS", "20"))
+DISTRIBUIDO_FIRST_LINE_TIMEOUT = float(os.environ.get("DISTRIBUIDO_FIRST_LINE_TIMEOUT", "30"))
+# With a secret: seconds a connection has to send it (0: no limit).
+DISTRIBUIDO_LOGIN_TIMEOUT = float(os.environ.get("DISTRIBUIDO_LOGIN_TIMEOUT", "60"))
 DISTRIBUIDO_DB_THREADS = int(os.environ.get("DISTRIBUIDO_DB_THREADS", "4"))
 CHESSIRC_HOST = os.environ.get("CHESSIRC_HOST", "127.0.0.1")
 CHESSIRC_PORT = int(os.environ.get("CHESSIRC_PORT", "4321"))
 CHESSIRC_SECRET = os.environ.get("CHESSIRC_SECRET", "")
 CHESSIRC_IDLE_TIMEOUT = float(os.environ.get("CHESSIRC_IDLE_TIMEOUT", "3600"))
 CHESSIRC_MAX_CONNECTIONS = int(os.environ.get("CHESSIRC_MAX_CONNECTIONS", "200"))
+# A bot holds one connection per IRC channel: one serving more channels from one address
+# needs this raised. Without it one address could hold the whole CHESSIRC_MAX_CONNECTIONS.
+CHESSIRC_MAX_PER_ADDRESS = int(os.environ.get("CHESSIRC_MAX_PER_ADDRESS", "20"))
+CHESSIRC_FIRST_LINE_TIMEOUT = float(os.environ.get("CHESSIRC_FIRST_LINE_TIMEOUT", "30"))
+CHESSIRC_LOGIN_TIMEOUT = float(os.environ.get("CHESSIRC_LOGIN_TIMEOUT", "60"))
 CHESSIRC_DB_THREADS = int(os.environ.get("CHESSIRC_DB_THREADS", "2"))
 # Both write as ESPOL does: a client that reads nothing for ESPOL_WRITE_TIMEOUT seconds,
 # with ESPOL_WRITE_BUFFER bytes waiting, is dropped.

@@ -69,7 +69,7 @@ def serve(database: Path, port_file: Path) -> None:
     setup_django(database)
     from django.conf import settings
 
-    from legacy_tcp.server import EspolServer
+    from legacy_tcp.espol.server import EspolServer
 
     async def main() -> None:
         server = EspolServer(
@@ -122,7 +122,7 @@ def make_players(count: int, burst: int) -> None:
 
 
 async def hold_idle_sessions(port: int, count: int, batch: int = 500) -> list:
-    from legacy_tcp.client import AsyncEspolClient
+    from legacy_tcp.espol.client import AsyncEspolClient
 
     clients = []
     for start in range(0, count, batch):
@@ -137,7 +137,7 @@ async def hold_idle_sessions(port: int, count: int, batch: int = 500) -> list:
 
 
 async def round_trips(port: int, samples: int) -> dict[str, list[float]]:
-    from legacy_tcp.client import AsyncEspolClient, jgda
+    from legacy_tcp.espol.client import AsyncEspolClient, jgda
 
     white = await AsyncEspolClient.open(port)
     black = await AsyncEspolClient.open(port)
@@ -179,7 +179,7 @@ async def round_trips(port: int, samples: int) -> dict[str, list[float]]:
 
 
 async def play_at_once(port: int, players: int, offset: int) -> tuple[int, int, float]:
-    from legacy_tcp.client import AsyncEspolClient, jgda
+    from legacy_tcp.espol.client import AsyncEspolClient, jgda
 
     pairs = players // 2
     errors = 0
@@ -218,7 +218,7 @@ async def play_at_once(port: int, players: int, offset: int) -> tuple[int, int, 
 
 async def login_burst(port: int, burst: int) -> tuple[float, list[float]]:
     """Log ``burst`` PBKDF2 accounts in at once; time a logged-in player's SRNK meanwhile."""
-    from legacy_tcp.client import AsyncEspolClient
+    from legacy_tcp.espol.client import AsyncEspolClient
 
     player = await AsyncEspolClient.open(port)
     await player.login("u00000", PASSWORD)

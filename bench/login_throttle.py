@@ -48,7 +48,7 @@ def serve_in_thread() -> int:
     """Start the gateway on its own event loop in a daemon thread; return its port."""
     from django.conf import settings
 
-    from legacy_tcp.server import EspolServer
+    from legacy_tcp.espol.server import EspolServer
 
     ready = threading.Event()
     port: list[int] = []
@@ -69,7 +69,7 @@ def serve_in_thread() -> int:
 
 
 async def connect(port: int, address: str):
-    from legacy_tcp.client import AsyncEspolClient
+    from legacy_tcp.espol.client import AsyncEspolClient
 
     reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0))
     return AsyncEspolClient(reader, writer)

@@ -18,7 +18,11 @@ from django.utils.translation import gettext_lazy as _
 from accounts import services as account_services
 from accounts.errors import DomainError
 from accounts.types import Player
-from legacy_tcp.models import GatewayPolicy, LinkedName
+from legacy_tcp.models import Gateway, GatewayPolicy, LinkedName
+
+# The gateways' names, as their policies and linked names record them.
+DISTRIBUIDO = Gateway.DISTRIBUIDO.value
+CHESSIRC = Gateway.CHESSIRC.value
 
 
 class GuestsNotAllowed(DomainError):

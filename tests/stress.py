@@ -18,8 +18,8 @@ from django.test import Client
 from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as ws_connect
 
-from legacy_tcp.client import EspolClient, jgda
-from legacy_tcp.protocols.espol import DOMAIN_ERROR_CODES
+from legacy_tcp.espol.client import EspolClient, jgda
+from legacy_tcp.espol.codec import DOMAIN_ERROR_CODES
 
 TIMEOUT = 30.0
 APPLIED = "applied"

@@ -231,7 +231,7 @@ def test_the_pages_routed_by_the_url_configurations_count_as_views(view_modules)
         ("accounts", "from games import services"),
         ("accounts", "from ranking.models import PlayerRecord"),
         ("ranking", "import games.models"),
-        ("games", "from legacy_tcp.protocols import espol"),
+        ("games", "from legacy_tcp.espol import codec"),
         ("games", "from ajedrez.settings import BASE_DIR"),
         ("legacy_tcp", "def f():\n    from ajedrez import demo"),
         ("games", "from games.views import snapshot"),
@@ -271,6 +271,50 @@ def test_the_layer_check_allows_imports_downward():
     assert imports_against_the_layers(
         "games", "from games import lobby", routes=True, views=frozenset({"games.lobby"})
     ) == []
+
+
+# --------------------------------------------------------------------------- gateways
+
+# The TCP gateways translate: the rules are the service layer's, what a client sees of a
+# game is the read model's (docs/architecture.md). Their transport and protocol folders
+# import neither games.rules nor any models module.
+GATEWAY_FOLDERS = ["transport", "espol", "distribuido", "chessirc"]
+
+
+def gateway_imports_of_rules_or_models(source: str, module: str = "") -> list[str]:
+    return [
+        f"line {lineno}: imports {imported}"
+        for lineno, imported in imported_modules(source, module)
+        if imported == "games.rules"
+        or imported.startswith("games.rules.")
+        or "models" in imported.split(".")
+    ]
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(
+        path for folder in GATEWAY_FOLDERS for path in (ROOT / "legacy_tcp" / folder).rglob("*.py")
+    ),
+    ids=lambda path: path.relative_to(ROOT / "legacy_tcp").as_posix(),
+)
+def test_gateways_import_neither_the_rules_nor_the_models(path):
+    assert gateway_imports_of_rules_or_models(path.read_text(), module_name(path)) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "from games import rules",
+        "from games.rules import colour_to_move",
+        "from games.models import Game",
+        "from legacy_tcp.models import Gateway",
+        "def f():\n    import games.models",
+    ],
+)
+def test_the_gateway_check_sees_rules_and_models(line):
+    # The guard above must be able to fail.
+    assert gateway_imports_of_rules_or_models(line) != []
 
 
 # --------------------------------------------------------------------------- slow work

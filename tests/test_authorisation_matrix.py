@@ -42,8 +42,8 @@ from games import services
 from games.lobby_urls import urlpatterns as lobby_urls
 from games.models import Challenge, Game, Move, Notification
 from games.urls import urlpatterns as game_urls
-from legacy_tcp.client import EspolClient, jgda
-from legacy_tcp.handlers import COMMANDS
+from legacy_tcp.espol.client import EspolClient, jgda
+from legacy_tcp.espol.handlers import COMMANDS
 from tests.conftest import PASSWORD
 from tests.protocols.conftest import ServerThread
 

@@ -26,8 +26,8 @@ from ajedrez.asgi import application
 from games import consumers
 from games.integrity import check_games
 from games.models import Game
-from legacy_tcp.client import EspolClient
-from legacy_tcp.protocols.espol import KNOWN, Code
+from legacy_tcp.espol.client import EspolClient
+from legacy_tcp.espol.codec import KNOWN, Code
 from tests.protocols.conftest import ServerThread
 from tests.stress import session_cookie
 

@@ -33,7 +33,7 @@ from django.utils import timezone
 
 from games import services
 from games.models import Game
-from legacy_tcp.client import AsyncEspolClient, jgda
+from legacy_tcp.espol.client import AsyncEspolClient, jgda
 from ranking.models import PlayerRecord, RatingChange
 from tests.conftest import PASSWORD
 from tests.servers import (

@@ -42,7 +42,7 @@ import pytest
 
 from ajedrez.demo import PLAYER_PASSWORD
 from games.models import Game
-from legacy_tcp.client import EspolClient
+from legacy_tcp.espol.client import EspolClient
 from tests.protocols.test_espol_limits import ServeProcess, linux_only
 from tests.stress import APPLIED, espol_login, espol_move, random_game, web_move
 

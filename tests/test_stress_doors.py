@@ -30,7 +30,7 @@ from django.db import connection
 from games import services
 from games.integrity import check_games
 from games.models import Game, Move
-from legacy_tcp.client import EspolClient
+from legacy_tcp.espol.client import EspolClient
 from tests.conftest import PASSWORD
 from tests.servers import (
     DaphneProcess,

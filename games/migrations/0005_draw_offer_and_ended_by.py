@@ -3,7 +3,7 @@
 ``white_request``/``black_request`` held seed 000's ``solicitud`` values (0 none,
 1 offers, 2 accepts, 3 resigned), which said "offers" even after a game had ended. The
 ESPOL gateway now derives those flags from ``draw_offer_by``, ``ended_by`` and the
-termination (``legacy_tcp.protocols.espol.solicitudes``).
+termination (``legacy_tcp.espol.codec.solicitudes``).
 """
 
 from django.db import migrations, models

@@ -9,7 +9,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from legacy_tcp.server import LineServer, raise_open_file_limit
+from legacy_tcp.transport.limits import raise_open_file_limit
+from legacy_tcp.transport.server import LineServer
 
 
 class GatewayCommand(BaseCommand):

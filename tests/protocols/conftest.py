@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from legacy_tcp.client import EspolClient
-from legacy_tcp.protocols.espol import Response
-from legacy_tcp.server import EspolServer
+from legacy_tcp.espol.client import EspolClient
+from legacy_tcp.espol.codec import Response
+from legacy_tcp.espol.server import EspolServer
 from tests.conftest import PASSWORD
 
 

@@ -11,9 +11,9 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from games.models import Game, Move
-from legacy_tcp.chessirc import ChessircServer
+from legacy_tcp.chessirc import codec
+from legacy_tcp.chessirc.server import ChessircServer
 from legacy_tcp.models import GatewayPolicy, LinkedName
-from legacy_tcp.protocols import chessirc as codec
 from tests.protocols.lines import LineClient
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -139,7 +139,7 @@ def test_board_shows_either_side_with_history_and_status(started):
     client = started()
     client.request("MOVE a e4")
     white = client.request("BOARD White")
-    black = client.request("board black")
+    black = client.request("BOARD black")
     assert white.splitlines()[:3] == ["1. e4", "Negras mueven. Es el turno de 'b'.", "<:=:>"]
     assert white.splitlines()[3].startswith("8 ")
     assert black.splitlines()[3].startswith("1 ")
@@ -203,7 +203,8 @@ def test_start_from_an_impossible_position_is_refused(bot, fen):
 
 def test_draw_offered_by_the_player_to_move_and_accepted_by_the_other(started):
     client = started()
-    assert client.request("DRAW a") == msg("'a' ofrece tablas. 'b' puede aceptarlas con DRAW b.")
+    # The original's words for an offer.
+    assert client.request("DRAW a") == msg("Blancas ('a') ofrecen tablas.")
     reply = client.request("DRAW b")
     public_id = Game.objects.get().public_id
     assert reply == msg(
@@ -220,7 +221,7 @@ def test_a_move_in_between_withdraws_the_offer(started):
     game = Game.objects.get()
     assert game.draw_offer_by == "" and game.is_active
     # b, now to move, offers and moves: the offer is gone, a cannot accept it.
-    assert client.request("DRAW b") == msg("'b' ofrece tablas. 'a' puede aceptarlas con DRAW a.")
+    assert client.request("DRAW b") == msg("Negras ('b') ofrecen tablas.")
     assert Game.objects.get().draw_offer_by == "black"
     assert client.request("MOVE b e5").startswith("1. e4 e5\n")
     assert Game.objects.get().draw_offer_by == ""
@@ -339,6 +340,13 @@ def test_malformed_lines_get_one_reply(bot, raw, reply):
     assert client.request("SESSION #ok") == msg("Se ha iniciado una sesión en #ok.")
 
 
+@pytest.mark.parametrize("line", ["move a e4", "Session #x", "close"])
+def test_verbs_in_lower_case_are_unknown_as_in_the_original(started, line):
+    client = started()
+    assert client.request(line) == msg("Orden desconocida.")
+    assert not Move.objects.exists()
+
+
 def test_an_overlong_line_is_refused_and_the_session_goes_on(bot):
     client = bot()
     client.send("SESSION #" + "a" * 5000)
@@ -346,11 +354,12 @@ def test_an_overlong_line_is_refused_and_the_session_goes_on(bot):
     assert client.request("SESSION #ok") == msg("Se ha iniciado una sesión en #ok.")
 
 
-def test_close_ends_the_session_and_the_connection(bot):
+def test_close_ends_the_session_and_the_connection_without_a_reply(bot):
     client = bot()
     client.request("SESSION #chess")
-    assert client.request("CLOSE") == msg("Se ha cerrado la sesión en #chess.")
-    assert client.closed_by_server()
+    client.send("CLOSE")
+    # As the original: the connection closes, and nothing is said.
+    assert client.line() is None
     assert bot().request("SESSION #chess") == msg("Se ha iniciado una sesión en #chess.")
 
 

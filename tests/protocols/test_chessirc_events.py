@@ -10,7 +10,8 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from games.models import Game
-from legacy_tcp.chessirc import ChessircServer
+from legacy_tcp.chessirc import handlers
+from legacy_tcp.chessirc.server import ChessircServer
 from legacy_tcp.models import LinkedName
 from tests.protocols.test_espol_events import game_socket
 
@@ -39,7 +40,10 @@ async def gateway(transactional_db, espol_settings):
     await server.stop(grace=2.0)
 
 
-async def test_moves_and_the_end_in_the_browser_reach_the_bot(gateway, alice, bob):
+async def test_moves_and_the_end_in_the_browser_reach_the_bot(gateway, alice, bob, monkeypatch):
+    # Each event's reply is built from the event itself: the game is never re-read.
+    reads: list[int] = []
+    monkeypatch.setattr(handlers, "read", lambda game_id: reads.append(game_id))
     for nick, player in (("ali", alice), ("bo", bob)):
         await sync_to_async(LinkedName.objects.create)(
             gateway="chessirc", channel="chess", name=nick, player=player
@@ -57,9 +61,7 @@ async def test_moves_and_the_end_in_the_browser_reach_the_bot(gateway, alice, bo
     pushed = await bot.reply()
     assert pushed.startswith("1. e4 e5\nBlancas mueven. Es el turno de 'ali'.\n<:=:>\n8 ")
     await socket.send_json_to({"type": "draw_offer"})
-    assert await bot.reply() == (
-        "'bo' ofrece tablas. 'ali' puede aceptarlas con DRAW ali.\n-###-\n"
-    )
+    assert await bot.reply() == "Negras ('bo') ofrecen tablas.\n-###-\n"
     await socket.send_json_to({"type": "resign"})
     assert await bot.reply() == (
         f"'bo' abandona. Ganan las Blancas.\nLa partida se ha guardado en "
@@ -67,4 +69,5 @@ async def test_moves_and_the_end_in_the_browser_reach_the_bot(gateway, alice, bo
     )
     # The session ends with the game, whichever door ended it.
     assert await asyncio.wait_for(bot.reader.read(), timeout=5) == b""
+    assert reads == []
     await socket.disconnect()

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from legacy_tcp.protocols import distribuido as codec
+from games.gateway_views import from_event
+from legacy_tcp.distribuido import codec
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 MATED = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"
@@ -63,8 +64,8 @@ def test_replies_are_fields_between_hashes():
     assert codec.ok("B") == b"#OK#B#\n"
     assert codec.ok() == b"#OK#\n"
     assert codec.nok("No es tu turno") == b"#NOK#No es tu turno#\n"
-    assert codec.inicio(START) == f"#INICIO#B#{START}#\n".encode()
-    assert codec.board(START) == f"#OK#{START}#B#\n".encode()
+    assert codec.inicio(_game(START)) == f"#INICIO#B#{START}#\n".encode()
+    assert codec.board(_game(START)) == f"#OK#{START}#B#\n".encode()
     assert codec.fin("1/2-1/2") == b"#FIN#TABLAS#\n"
 
 
@@ -85,25 +86,42 @@ def test_a_field_never_carries_the_separator():
     ],
 )
 def test_the_state_of_a_game(fen, status, result, termination, state):
-    assert codec.state_of(fen, status, result, termination) == state
+    assert codec.state_of(_game(fen, status, result, termination)) == state
 
 
 def _event(event: str, fen: str, status: str = "active", result: str = "*", termination=""):
-    return {
-        "event": event,
-        "game": {"fen": fen, "status": status, "result": result, "termination": termination},
+    """A live event's message, as games.state.event_message builds it (what is read here)."""
+    game = {
+        "id": 1,
+        "public_id": "P0000001",
+        "fen": fen,
+        "initial_fen": START,
+        "status": status,
+        "result": result,
+        "termination": termination,
+        "next_move_number": 5,
     }
+    return {"event": event, "version": 5, "game": game}
+
+
+def _game(fen: str, status: str = "active", result: str = "*", termination=""):
+    """The game as the read model gives it to the gateway (turn and check from ``fen``)."""
+    return from_event(_event("", fen, status, result, termination))
+
+
+def _lines(message) -> bytes:
+    return codec.event_lines(message["event"], from_event(message))
 
 
 def test_events_become_lines_a_seed_client_understands():
-    assert codec.event_lines(_event("move", START)) == f"#OK#B#{START}#EN_JUEGO#\n".encode()
+    assert _lines(_event("move", START)) == f"#OK#B#{START}#EN_JUEGO#\n".encode()
     mate = _event("move", MATED, "finished", "0-1", "checkmate")
-    assert codec.event_lines(mate) == (
+    assert _lines(mate) == (
         f"#OK#B#{MATED}#JAQUE_MATE#\n#FIN#GANADOR_N#\n".encode()
     )
     resigned = _event("resigned", START, "finished", "0-1", "resignation")
-    assert codec.event_lines(resigned) == b"#OK#N#\n#FIN#GANADOR_N#\n"
+    assert _lines(resigned) == b"#OK#N#\n#FIN#GANADOR_N#\n"
     abandoned = _event("abandoned", START, "finished", "1-0", "abandonment")
-    assert codec.event_lines(abandoned) == b"#FIN#GANADOR_B#\n"
-    assert codec.event_lines(_event("draw_offered", START)) == b""
-    assert codec.event_lines(_event("game_started", START)) == b""
+    assert _lines(abandoned) == b"#FIN#GANADOR_B#\n"
+    assert _lines(_event("draw_offered", START)) == b""
+    assert _lines(_event("game_started", START)) == b""

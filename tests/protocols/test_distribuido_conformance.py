@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from games.models import Game, Move
-from legacy_tcp.distribuido import DistribuidoServer
+from legacy_tcp.distribuido.server import DistribuidoServer
 from legacy_tcp.models import GatewayPolicy, LinkedName
 from tests.protocols.lines import LineClient
 

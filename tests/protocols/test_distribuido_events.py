@@ -12,7 +12,7 @@ from asgiref.sync import sync_to_async
 
 from games import services
 from games.models import Game
-from legacy_tcp.distribuido import DistribuidoServer
+from legacy_tcp.distribuido.server import DistribuidoServer
 from legacy_tcp.models import LinkedName
 from tests.protocols.test_espol_events import game_socket
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from legacy_tcp.protocols import espol
-from legacy_tcp.protocols.espol import Code, FrameDecoder, ParseError, frames, parse_line
+from legacy_tcp.espol import codec as espol
+from legacy_tcp.espol.codec import Code, FrameDecoder, ParseError, frames, parse_line
 
 # --------------------------------------------------------------------------- lines
 

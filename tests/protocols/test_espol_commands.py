@@ -15,7 +15,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from legacy_tcp.client import EspolClient, coordinates_of
+from legacy_tcp.espol.client import EspolClient, coordinates_of
 from tests.conftest import PASSWORD
 from tests.protocols.conftest import make_certificate
 
@@ -242,8 +242,8 @@ def test_espol_client_reads_lines_from_standard_input_until_an_empty_one(
 
 
 def test_espol_client_prints_each_frame_of_a_long_list_on_its_own_line():
+    from legacy_tcp.espol.codec import FrameDecoder, record_frames
     from legacy_tcp.management.commands.espol_client import show
-    from legacy_tcp.protocols.espol import FrameDecoder, record_frames
 
     names = [f",player{n:06d}" for n in range(6000)]
     (response,) = FrameDecoder().feed(record_frames(103, names, head="01795387085"))

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from games.models import Game, Move
-from legacy_tcp.client import AsyncEspolClient, jgda
+from legacy_tcp.espol.client import AsyncEspolClient, jgda
 from ranking.models import PlayerRecord
 from tests.conftest import PASSWORD
 

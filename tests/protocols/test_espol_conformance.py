@@ -16,8 +16,8 @@ from accounts import services as account_services
 from accounts.models import SubscriptionRequest
 from games import services
 from games.models import Challenge, Game, Move
-from legacy_tcp.protocols import espol
-from legacy_tcp.protocols.espol import HELP_TEXT, fecha
+from legacy_tcp.espol import codec as espol
+from legacy_tcp.espol.codec import HELP_TEXT, fecha
 from ranking.models import PlayerRecord
 from tests.conftest import PASSWORD
 

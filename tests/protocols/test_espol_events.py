@@ -19,8 +19,8 @@ from django.test import Client
 from ajedrez.asgi import application
 from games import services
 from games.models import Move
-from legacy_tcp.client import AsyncEspolClient, jgda
-from legacy_tcp.server import EspolServer
+from legacy_tcp.espol.client import AsyncEspolClient, jgda
+from legacy_tcp.espol.server import EspolServer
 from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db(transaction=True)

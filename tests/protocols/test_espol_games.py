@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 
 from games import rules
 from games.models import Game
-from legacy_tcp.client import jgda
+from legacy_tcp.espol.client import jgda
 from tests.games.knight_walks import knight_walk
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -7,12 +7,12 @@ import inspect
 import pytest
 
 from accounts.errors import DomainError
+from accounts.throttling import LoginThrottle
 from games import errors, services
 from games.models import Challenge
-from legacy_tcp import handlers
-from legacy_tcp.protocols import espol
-from legacy_tcp.protocols.espol import Code, parse_line
-from legacy_tcp.server import LoginThrottle
+from legacy_tcp.espol import codec as espol
+from legacy_tcp.espol import handlers
+from legacy_tcp.espol.codec import Code, parse_line
 from tests.conftest import PASSWORD
 
 
@@ -144,7 +144,7 @@ def test_stat_of_a_game_the_board_ended_shows_no_request(alice, bob, game, play)
 def clock(monkeypatch) -> list[float]:
     """The throttle's monotonic clock, moved by hand."""
     now = [1000.0]
-    monkeypatch.setattr("legacy_tcp.server.time.monotonic", lambda: now[0])
+    monkeypatch.setattr("accounts.throttling.time.monotonic", lambda: now[0])
     return now
 
 

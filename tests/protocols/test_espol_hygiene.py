@@ -12,7 +12,7 @@ import time
 import pytest
 
 from games.models import Move
-from legacy_tcp.client import EspolClient
+from legacy_tcp.espol.client import EspolClient
 from tests.conftest import PASSWORD
 from tests.protocols.conftest import make_certificate
 from tests.protocols.hashers import GatedHasher

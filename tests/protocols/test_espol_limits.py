@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 
 from ajedrez.demo import PLAYER_PASSWORD
-from legacy_tcp.client import EspolClient
-from legacy_tcp.server import address_key, connection_cap
+from legacy_tcp.espol.client import EspolClient
+from legacy_tcp.transport.limits import address_key, connection_cap
 from tests.conftest import PASSWORD
 from tests.protocols.conftest import make_certificate
 from tests.protocols.test_espol_hygiene import closed_by_server, wait_until

@@ -72,13 +72,13 @@ class Command(BaseCommand):
             call_command("seed_demo", stdout=self.stdout)
 
         from ajedrez.asgi import application
-        from legacy_tcp.server import raise_open_file_limit
+        from legacy_tcp.transport.limits import raise_open_file_limit
 
         # (label, host, server): each started once the event loop runs.
         gateways: list[tuple[str, str, Any]] = []
         wanted = 0
         if not options["no_espol"]:
-            from legacy_tcp.server import EspolServer
+            from legacy_tcp.espol.server import EspolServer
 
             wanted += settings.ESPOL_MAX_CONNECTIONS
             espol = EspolServer(
@@ -89,7 +89,7 @@ class Command(BaseCommand):
             )
             gateways.append(("ESPOL gateway", options["espol_host"], espol))
         if not options["no_distribuido"]:
-            from legacy_tcp.distribuido import DistribuidoServer
+            from legacy_tcp.distribuido.server import DistribuidoServer
 
             wanted += settings.DISTRIBUIDO_MAX_CONNECTIONS
             distribuido = DistribuidoServer(
@@ -97,7 +97,7 @@ class Command(BaseCommand):
             )
             gateways.append(("# protocol gateway", options["distribuido_host"], distribuido))
         if not options["no_chessirc"]:
-            from legacy_tcp.chessirc import ChessircServer
+            from legacy_tcp.chessirc.server import ChessircServer
 
             wanted += settings.CHESSIRC_MAX_CONNECTIONS
             chessirc = ChessircServer(options["chessirc_host"], options["chessirc_port"])

@@ -16,8 +16,8 @@ import sys
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from legacy_tcp.client import EspolClient, GameView
-from legacy_tcp.protocols.espol import Code, Response
+from legacy_tcp.espol.client import EspolClient, GameView
+from legacy_tcp.espol.codec import Code, Response
 
 LOCAL_HELP = """local commands:
   /board <partida>          the board from your side, the moves, whose turn it is

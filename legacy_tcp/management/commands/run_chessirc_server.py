@@ -6,7 +6,7 @@ runs everything in one process.
 
 from __future__ import annotations
 
-from legacy_tcp.chessirc import ChessircServer
+from legacy_tcp.chessirc.server import ChessircServer
 from legacy_tcp.management.gateway_command import GatewayCommand
 
 

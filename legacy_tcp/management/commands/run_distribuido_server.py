@@ -7,7 +7,7 @@ serve`` runs everything in one process.
 
 from __future__ import annotations
 
-from legacy_tcp.distribuido import DistribuidoServer
+from legacy_tcp.distribuido.server import DistribuidoServer
 from legacy_tcp.management.gateway_command import GatewayCommand
 
 

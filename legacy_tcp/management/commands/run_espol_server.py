@@ -11,8 +11,9 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from legacy_tcp.espol.server import EspolServer
 from legacy_tcp.management.gateway_command import GatewayCommand
-from legacy_tcp.server import EspolServer, LineServer
+from legacy_tcp.transport.server import LineServer
 
 
 class Command(GatewayCommand):

@@ -11,31 +11,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 from typing import Any
 
 from channels.layers import DEFAULT_CHANNEL_LAYER, InMemoryChannelLayer, channel_layers
-from django.conf import settings
 
 from games.events import game_group
-from legacy_tcp.server import LineServer, _Connection
+from legacy_tcp.transport.server import Connection, LineServer
 
 
 class FollowingServer(LineServer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # Game id → the connections following it.
-        self.followers: dict[int, set[_Connection]] = {}
+        self.followers: dict[int, set[Connection]] = {}
         self._layer: Any = None
         self._channel = ""
         self._receiver: asyncio.Task | None = None
         self._deliveries: set[asyncio.Task] = set()
 
-    async def event_data(self, conn: _Connection, message: dict[str, Any]) -> bytes:
+    async def event_data(self, conn: Connection, message: dict[str, Any]) -> bytes:
         """What the game event ``message`` says to ``conn`` (b"": nothing)."""
         raise NotImplementedError
 
-    async def game_over(self, conn: _Connection) -> None:
+    async def game_over(self, conn: Connection) -> None:
         """The followed game has ended (told by an event)."""
 
     async def start(self) -> None:
@@ -70,13 +68,13 @@ class FollowingServer(LineServer):
             return shared
         return channel_layers.make_backend(DEFAULT_CHANNEL_LAYER)
 
-    async def follow(self, conn: _Connection, game_id: int) -> None:
+    async def follow(self, conn: Connection, game_id: int) -> None:
         followers = self.followers.setdefault(game_id, set())
         if not followers and self._layer is not None:
             await self._layer.group_add(game_group(game_id), self._channel)
         followers.add(conn)
 
-    async def unfollow(self, conn: _Connection, game_id: int) -> None:
+    async def unfollow(self, conn: Connection, game_id: int) -> None:
         followers = self.followers.get(game_id)
         if followers is None:
             return
@@ -106,7 +104,7 @@ class FollowingServer(LineServer):
                 self._deliveries.add(task)
                 task.add_done_callback(self._deliveries.discard)
 
-    async def _deliver(self, conn: _Connection, message: dict[str, Any]) -> None:
+    async def _deliver(self, conn: Connection, message: dict[str, Any]) -> None:
         session = conn.session
         async with conn.lock:
             if (
@@ -125,56 +123,3 @@ class FollowingServer(LineServer):
                 return
             if message["game"]["status"] != "active":
                 await self.game_over(conn)
-
-
-class PasswordlessGateway(FollowingServer):
-    """A following gateway that names its players without a password (the ``#``
-    protocol, chessirc): its settings are ``<setting_prefix>_*``, and it may require a
-    shared secret as the client's first line (``docs/protocols/guests.md``). Its
-    sessions have ``admitted``: past the secret, or no secret required."""
-
-    setting_prefix = ""
-
-    def __init__(
-        self,
-        host: str,
-        port: int,
-        *,
-        idle_timeout: float | None = None,
-        max_connections: int | None = None,
-        secret: str | None = None,
-    ) -> None:
-        self.secret = self._setting("SECRET") if secret is None else secret
-        super().__init__(
-            host,
-            port,
-            idle_timeout=self._setting("IDLE_TIMEOUT") if idle_timeout is None else idle_timeout,
-            max_connections=(
-                self._setting("MAX_CONNECTIONS") if max_connections is None else max_connections
-            ),
-            write_timeout=settings.ESPOL_WRITE_TIMEOUT,
-            write_buffer_limit=settings.ESPOL_WRITE_BUFFER,
-            db_threads=self._setting("DB_THREADS"),
-            max_per_address=self._setting("MAX_PER_ADDRESS", 0),
-            # With a secret, a connection has as long to send it as ESPOL's to log in.
-            login_timeout=settings.ESPOL_LOGIN_TIMEOUT if self.secret else None,
-        )
-
-    def _setting(self, name: str, default: Any = None) -> Any:
-        return getattr(settings, f"{self.setting_prefix}_{name}", default)
-
-    @property
-    def trusted(self) -> bool:
-        """Whether its clients prove themselves with the secret: linked names then act
-        as their accounts."""
-        return bool(self.secret)
-
-    def is_logged_in(self, conn: _Connection) -> bool:
-        return conn.session.admitted
-
-    def admit(self, session: Any, secret: str) -> bool:
-        """Check the secret a client sent (in constant time); admit it if right."""
-        if not self.secret or hmac.compare_digest(secret.encode(), self.secret.encode()):
-            session.admitted = True
-            return True
-        return False

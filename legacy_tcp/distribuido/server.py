@@ -1,5 +1,5 @@
 """The ``#`` protocol gateway of Ajedrez Distribuido v1.0 (seed 001), on the shared
-:class:`~legacy_tcp.server.LineServer`.
+:class:`~legacy_tcp.transport.server.LineServer`.
 
 Registrants are paired as they arrive: the first waits with white, the next plays black
 against them, the one after waits again. Each connection is one player (its ``codigo``
@@ -10,106 +10,24 @@ for the game, turned into the protocol's lines by the codec. A connection rememb
 last version of its game it was told about, so the reply to its own move and the event
 of that same move are not both sent.
 
-The functions at the top run on database threads; the server calls each through
-:meth:`LineServer.run_in_db`. Decisions are in ``docs/protocols/distribuido.md``.
+Each command is one call in :mod:`.handlers` (a service or the read model), run on a
+database thread through :meth:`LineServer.run_in_db`. Decisions are in
+``docs/protocols/distribuido.md``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hmac
 import logging
 from dataclasses import dataclass
 from typing import Any
 
-from accounts import selectors as account_selectors
 from accounts.errors import DomainError
 from accounts.types import Player
-from games import errors, selectors, services
-from games.models import Game
-from legacy_tcp import guests
-from legacy_tcp.following import PasswordlessGateway
-from legacy_tcp.models import Gateway
-from legacy_tcp.protocols import distribuido as codec
-from legacy_tcp.server import _Connection
-
-GATEWAY = Gateway.DISTRIBUIDO.value
-
-
-# --------------------------------------------------------------------------- database work
-
-
-@dataclass(frozen=True)
-class GameView:
-    """What the gateway keeps of a game after a call: enough to answer and to follow it."""
-
-    id: int
-    version: int
-    fen: str
-    status: str
-    result: str
-    termination: str
-
-    @classmethod
-    def of(cls, game: Game) -> GameView:
-        return cls(game.pk, game.version, game.fen, game.status, game.result, game.termination)
-
-    @property
-    def finished(self) -> bool:
-        return self.status != Game.Status.ACTIVE
-
-    def as_state(self) -> dict[str, Any]:
-        return {
-            "fen": self.fen,
-            "status": self.status,
-            "result": self.result,
-            "termination": self.termination,
-        }
-
-
-def register(name: str, trusted: bool) -> tuple[Player, bool]:
-    """The account ``name`` plays as, and whether it is a guest."""
-    player = guests.player_for(gateway=GATEWAY, name=name, trusted=trusted)
-    return player, account_selectors.is_guest(player.pk)
-
-
-def start(white: Player, black: Player, days_per_move: int | None) -> GameView:
-    return GameView.of(
-        services.start_gateway_game(white=white, black=black, days_per_move=days_per_move)
-    )
-
-
-def move(game_id: int, player: Player, text: str) -> GameView:
-    # The protocol sends no move number: the game's next one, whichever it is now.
-    return GameView.of(
-        services.make_move(game_id=game_id, player=player, move_number=None, move=text)
-    )
-
-
-def resign(game_id: int, player: Player) -> GameView:
-    return GameView.of(services.resign(game_id=game_id, player=player))
-
-
-def abandon(game_id: int, player: Player) -> None:
-    with contextlib.suppress(errors.GameNotFound):
-        services.leave_gateway_game(game_id=game_id, player=player)
-
-
-def read_game(game_id: int) -> GameView:
-    return GameView.of(selectors.game(game_id))
-
-
-def history_of(game_id: int) -> list[str]:
-    selectors.game(game_id)  # GameNotFound for a game that does not exist
-    return list(selectors.moves(game_id).values_list("san", flat=True))
-
-
-def games_in_progress() -> list[tuple[str, str, str]]:
-    return [
-        (game.public_id, game.white.username, game.black.username)
-        for game in selectors.games_in_progress()
-    ]
-
+from games import gateway_views
+from legacy_tcp.distribuido import codec, handlers
+from legacy_tcp.transport.passwordless import PasswordlessGateway
+from legacy_tcp.transport.server import Connection
 
 # --------------------------------------------------------------------------- the server
 
@@ -143,22 +61,22 @@ class DistribuidoServer(PasswordlessGateway):
         super().__init__(*args, **kwargs)
         # Names registered on open connections, and the registrant waiting for a game,
         # one per clock asked for (days per move, or None for no clock).
-        self.names: dict[str, _Connection] = {}
-        self.waiting: dict[int | None, _Connection] = {}
+        self.names: dict[str, Connection] = {}
+        self.waiting: dict[int | None, Connection] = {}
 
     # ------------------------------------------------------------------ hooks
 
     def new_session(self, peer: str) -> Session:
         return Session(peer=peer, admitted=not self.secret)
 
-    def session_user(self, conn: _Connection) -> str | None:
+    def session_user(self, conn: Connection) -> str | None:
         return codec.log_value(conn.session.name)
 
-    def overlong_reply(self, conn: _Connection) -> bytes:
+    def overlong_reply(self, conn: Connection) -> bytes:
         self._log(logging.INFO, "command peer=%s command=<overlong>", conn.peer)
         return codec.nok(codec.TOO_LONG)
 
-    async def answer(self, conn: _Connection, line: bytes) -> tuple[bytes, bool]:
+    async def answer(self, conn: Connection, line: bytes) -> tuple[bytes, bool]:
         command = codec.parse_line(line)
         conn.commands += 1
         if isinstance(command, codec.ParseError):
@@ -175,31 +93,31 @@ class DistribuidoServer(PasswordlessGateway):
         )
         return reply, False
 
-    async def closed(self, conn: _Connection) -> None:
+    async def closed(self, conn: Connection) -> None:
         session: Session = conn.session
         session.closed = True
         if self.waiting.get(session.days) is conn:
             del self.waiting[session.days]
         if session.game_id is not None and not session.watching and session.guest:
             # Nothing can bring a guest back to its game: it is lost by abandonment.
-            await self.run_in_db(abandon, session.game_id, session.player)
+            await self.run_in_db(handlers.abandon, session.game_id, session.player)
         await self._unfollow(conn)
         if session.name is not None and self.names.get(session.name) is conn:
             del self.names[session.name]
 
     # ------------------------------------------------------------------ commands
 
-    async def _answer(self, conn: _Connection, command: codec.Command) -> bytes:
+    async def _answer(self, conn: Connection, command: codec.Command) -> bytes:
         session: Session = conn.session
         if isinstance(command, codec.Clave):
-            return self._admit_with_secret(session, command.secret)
+            return await self._admit_with_secret(conn, command.secret)
         if not session.admitted:
             return codec.nok(codec.SECRET_REQUIRED)
         try:
             if isinstance(command, codec.Inscribir):
                 return await self._register(conn, command.nombre, command.dias)
             if isinstance(command, codec.Partidas):
-                return codec.games_list(await self.run_in_db(games_in_progress))
+                return codec.games_list(await self.run_in_db(handlers.games_in_progress))
             if isinstance(command, codec.Observar):
                 return await self._watch(conn, command.partida)
             if isinstance(command, codec.Dejar):
@@ -219,10 +137,12 @@ class DistribuidoServer(PasswordlessGateway):
             )
             return codec.nok(codec.SERVER_ERROR)
 
-    def _admit_with_secret(self, session: Session, secret: str) -> bytes:
-        return codec.ok() if self.admit(session, secret) else codec.nok(codec.WRONG_SECRET)
+    async def _admit_with_secret(self, conn: Connection, secret: str) -> bytes:
+        if await self.admit(conn, secret):
+            return codec.ok()
+        return codec.nok(codec.WRONG_SECRET)
 
-    async def _register(self, conn: _Connection, name: str, days: int | None) -> bytes:
+    async def _register(self, conn: Connection, name: str, days: int | None) -> bytes:
         session: Session = conn.session
         if session.name is not None or session.watching:
             return codec.nok(codec.ALREADY_REGISTERED)
@@ -234,7 +154,7 @@ class DistribuidoServer(PasswordlessGateway):
         self.names[name] = conn
         try:
             session.player, session.guest = await self.run_in_db(
-                register, name, self.trusted
+                handlers.register, name, self.trusted
             )
         except BaseException:
             del self.names[name]
@@ -248,7 +168,9 @@ class DistribuidoServer(PasswordlessGateway):
             return codec.ok(codec.WHITE_LETTER)
         del self.waiting[days]
         try:
-            game = await self.run_in_db(start, opponent.session.player, session.player, days)
+            game = await self.run_in_db(
+                handlers.start, opponent.session.player, session.player, days
+            )
         except BaseException:
             # The one waiting goes on waiting; this registration is undone.
             if not opponent.session.closed:
@@ -264,10 +186,10 @@ class DistribuidoServer(PasswordlessGateway):
             await self._follow(player, game.id)
         if opponent.session.closed:
             # White left while the game was being created.
-            await self.run_in_db(abandon, game.id, opponent.session.player)
+            await self.run_in_db(handlers.abandon, game.id, opponent.session.player)
         else:
-            await self.push(opponent, codec.inicio(game.fen))
-        return codec.ok(codec.BLACK_LETTER) + codec.inicio(game.fen)
+            await self.push(opponent, codec.inicio(game))
+        return codec.ok(codec.BLACK_LETTER) + codec.inicio(game)
 
     def _own_game(self, session: Session, codigo: str) -> int:
         """The game of the registered player whose code is ``codigo``, or a refusal."""
@@ -279,7 +201,7 @@ class DistribuidoServer(PasswordlessGateway):
             raise _Refusal(codec.NOT_STARTED)
         return session.game_id
 
-    async def _play(self, conn: _Connection, command: codec.Command) -> bytes:
+    async def _play(self, conn: Connection, command: codec.Command) -> bytes:
         session: Session = conn.session
         assert isinstance(command, codec.Movimiento | codec.ConsultarTablero | codec.Rendirse)
         try:
@@ -287,13 +209,13 @@ class DistribuidoServer(PasswordlessGateway):
         except _Refusal as refusal:
             return codec.nok(refusal.text)
         if isinstance(command, codec.ConsultarTablero):
-            game = await self.run_in_db(read_game, game_id)
-            return codec.board(game.fen)
+            game = await self.run_in_db(handlers.read_game, game_id)
+            return codec.board(game)
         if isinstance(command, codec.Movimiento):
-            game = await self.run_in_db(move, game_id, session.player, command.movimiento)
-            reply = codec.moved(game.as_state())
+            game = await self.run_in_db(handlers.move, game_id, session.player, command.movimiento)
+            reply = codec.moved(game)
         else:
-            game = await self.run_in_db(resign, game_id, session.player)
+            game = await self.run_in_db(handlers.resign, game_id, session.player)
             reply = codec.winner(game.result)
         session.version = max(session.version, game.version)
         if game.finished:
@@ -301,26 +223,26 @@ class DistribuidoServer(PasswordlessGateway):
             await self._game_over(conn)
         return reply
 
-    async def _history(self, conn: _Connection, codigo: str) -> bytes:
+    async def _history(self, conn: Connection, codigo: str) -> bytes:
         session: Session = conn.session
         if session.name is not None and codigo == session.name:
             game_id: int | None = session.game_id
             if game_id is None:
                 return codec.nok(codec.NOT_STARTED)
         else:
-            game_id = Game.pk_from_public_id(codigo)
+            game_id = gateway_views.game_id_of(codigo)
             if game_id is None:
                 return codec.nok(codec.WRONG_CODE if session.name else codec.GAME_NOT_FOUND)
-        return codec.history(await self.run_in_db(history_of, game_id))
+        return codec.history(await self.run_in_db(handlers.history_of, game_id))
 
-    async def _watch(self, conn: _Connection, public_id: str) -> bytes:
+    async def _watch(self, conn: Connection, public_id: str) -> bytes:
         session: Session = conn.session
         if session.name is not None:
             return codec.nok(codec.ALREADY_REGISTERED)
-        game_id = Game.pk_from_public_id(public_id)
+        game_id = gateway_views.game_id_of(public_id)
         if game_id is None:
             return codec.nok(codec.GAME_NOT_FOUND)
-        game = await self.run_in_db(read_game, game_id)
+        game = await self.run_in_db(handlers.read_game, game_id)
         if game.finished:
             return codec.nok(codec.GAME_OVER)
         await self._unfollow(conn)
@@ -328,9 +250,9 @@ class DistribuidoServer(PasswordlessGateway):
         session.game_id = game.id
         session.version = game.version
         await self._follow(conn, game.id)
-        return codec.moved(game.as_state())
+        return codec.moved(game)
 
-    async def _game_over(self, conn: _Connection) -> None:
+    async def _game_over(self, conn: Connection) -> None:
         """The connection's game ended: it may register (or watch) again."""
         session: Session = conn.session
         await self._unfollow(conn)
@@ -341,10 +263,10 @@ class DistribuidoServer(PasswordlessGateway):
 
     # ------------------------------------------------------------------ live events
 
-    async def _follow(self, conn: _Connection, game_id: int) -> None:
+    async def _follow(self, conn: Connection, game_id: int) -> None:
         await self.follow(conn, game_id)
 
-    async def _unfollow(self, conn: _Connection) -> None:
+    async def _unfollow(self, conn: Connection) -> None:
         session: Session = conn.session
         game_id = session.game_id
         session.game_id = None
@@ -352,10 +274,10 @@ class DistribuidoServer(PasswordlessGateway):
         if game_id is not None:
             await self.unfollow(conn, game_id)
 
-    async def event_data(self, conn: _Connection, message: dict[str, Any]) -> bytes:
-        return codec.event_lines(message)
+    async def event_data(self, conn: Connection, message: dict[str, Any]) -> bytes:
+        return codec.event_lines(message["event"], gateway_views.from_event(message))
 
-    async def game_over(self, conn: _Connection) -> None:
+    async def game_over(self, conn: Connection) -> None:
         await self._game_over(conn)
 
 

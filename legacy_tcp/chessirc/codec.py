@@ -47,6 +47,7 @@ WRONG_SECRET = "Clave incorrecta."
 SECRET_ACCEPTED = "Clave aceptada."
 SERVER_ERROR = "Error del servidor; nada ha cambiado."
 BUSY = "Servidor ocupado; inténtelo más tarde."
+GAME_OVER = "Fin de la partida."
 
 DOMAIN_ERRORS = {
     "invalid_move": ILLEGAL_MOVE,
@@ -55,6 +56,7 @@ DOMAIN_ERRORS = {
     "draw_offer_pending": DRAW_OFFER_PENDING,
     "no_draw_offer": NO_DRAW_OFFER,
     "game_finished": "La partida ha terminado.",
+    "not_your_turn": "No es el turno de '{nick}'.",
     "invalid_guest_name": INVALID_NICK,
     "guests_not_allowed": "En este servidor solo juegan los nicks vinculados a una cuenta.",
     "name_reserved": "Ese nick está reservado.",
@@ -109,7 +111,7 @@ def parse_line(line: bytes) -> Request | ParseError:
     if not text.isprintable():
         return ParseError(UNKNOWN)
     verb, _, rest = text.partition(" ")
-    verb = verb.upper()
+    # Verbs are upper case, as the original reads them (it refuses ``move a e4``).
     if verb not in VERBS:
         return ParseError(UNKNOWN)
     arity, usage = VERBS[verb]
@@ -179,17 +181,18 @@ def spanish_san(san: str) -> str:
     return san.translate(SPANISH_PIECES)
 
 
-def history_line(sans: Sequence[str], white_first: bool = True) -> str:
-    """The current move pair, numbered from 1 (``1. f3``, ``1. f3 e5``, ``2. g4``); when
-    Black moved first, its first move is ``1. ... e5``. Empty before any move."""
-    if not sans:
+def history_line(last_sans: Sequence[str], plies: int, white_first: bool = True) -> str:
+    """The current move pair, numbered from 1 (``1. f3``, ``1. f3 e5``, ``2. g4``), from
+    the game's last moves' SAN (oldest first) and the half-moves played; when Black moved
+    first, its first move is ``1. ... e5``. Empty before any move."""
+    if not last_sans or plies < 1:
         return ""
-    plies = len(sans) + (0 if white_first else 1)
+    plies += 0 if white_first else 1
     number = (plies + 1) // 2
-    last = spanish_san(sans[-1])
+    last = spanish_san(last_sans[-1])
     if plies % 2 == 1:
         return f"{number}. {last}"
-    before = spanish_san(sans[-2]) if len(sans) >= 2 else "..."
+    before = spanish_san(last_sans[-2]) if len(last_sans) >= 2 else "..."
     return f"{number}. {before} {last}"
 
 
@@ -209,13 +212,73 @@ ENDINGS = {
 }
 
 
-def ending_lines(text: str, result: str, pgn_name: str) -> list[str]:
+def ending_lines(text: str, result: str, public_id: str) -> list[str]:
     """The end of a game: what ended it and who won, the saved PGN, the result line."""
-    return [
-        f"{text} {RESULT_TEXT[result]}",
-        f"La partida se ha guardado en {pgn_name}.",
-        result,
-    ]
+    return [f"{text} {RESULT_TEXT[result]}", pgn_saved(public_id), result]
+
+
+# --------------------------------------------------------------------------- messages
+
+
+def refusal(code: str, nick: str = "") -> bytes:
+    """A domain error (its stable code) as this wire's sentence; ``nick`` is who asked."""
+    return message(DOMAIN_ERRORS.get(code, SERVER_ERROR).replace("{nick}", nick))
+
+
+def session_opened(channel: str) -> bytes:
+    return message(f"Se ha iniciado una sesión en {channel}.")
+
+
+def session_already_open(channel: str) -> bytes:
+    """This connection holds a session already (in ``channel``)."""
+    return message(f"Ya hay una sesión iniciada en {channel}.")
+
+
+def channel_taken(channel: str) -> bytes:
+    """Another connection holds ``channel``'s session."""
+    return message(f"Ya hay una sesión en {channel}.")
+
+
+def registered(nick: str, colour: str) -> bytes:
+    return message(f"Se ha registrado '{nick}' para jugar con {SIDE_NAMES[colour]}.")
+
+
+def already_registered(nick: str) -> bytes:
+    return message(f"'{nick}' ya está registrado.")
+
+
+def not_registered(nick: str) -> bytes:
+    return message(f"'{nick}' no está registrado en esta partida.")
+
+
+def not_playing(nick: str) -> bytes:
+    return message(f"'{nick}' no juega esta partida.")
+
+
+def pgn_saved(public_id: str) -> str:
+    return f"La partida se ha guardado en {public_id}.pgn."
+
+
+def draw_offered(colour: str, nick: str) -> bytes:
+    """``Blancas ('w') ofrecen tablas.``, as the original says it."""
+    return message(f"{SIDE_NAMES[colour]} ('{nick}') ofrecen tablas.")
+
+
+def draw_declined(nick: str) -> bytes:
+    return message(f"'{nick}' rechaza las tablas.")
+
+
+def resigned(nick: str) -> str:
+    return f"'{nick}' abandona."
+
+
+def draw_accepted(nick: str) -> str:
+    return f"'{nick}' acepta las tablas."
+
+
+def ending(termination: str) -> str:
+    """What ended a game that ended on the board (mate, stalemate, an automatic draw)."""
+    return ENDINGS.get(termination, GAME_OVER)
 
 
 def log_value(text: str | None) -> str:

@@ -1,7 +1,7 @@
 """ESPOL clients: a blocking one (people, scripts, tests) and an asyncio one (many at once).
 
 Both send one line and read back its one response, decoded with the codec's
-:class:`~legacy_tcp.protocols.espol.FrameDecoder`.
+:class:`~legacy_tcp.espol.codec.FrameDecoder`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import chess
 
-from legacy_tcp.protocols.espol import (
+from legacy_tcp.espol.codec import (
     Code,
     FrameDecoder,
     Response,

@@ -24,9 +24,8 @@ from accounts import throttling
 from accounts.types import Player
 from accounts.validators import username_validator
 from games import errors, selectors, services, state
-from games.models import Game
-from legacy_tcp.protocols import espol
-from legacy_tcp.protocols.espol import Code
+from legacy_tcp.espol import codec as espol
+from legacy_tcp.espol.codec import Code
 from ranking.selectors import top_ten
 
 logger = logging.getLogger("legacy_tcp.espol")
@@ -86,16 +85,16 @@ def immediate_reply(session: Session, command: espol.Command | espol.ParseError)
             and session.user is None
             and command.command not in espol.BEFORE_LOGIN
         ):
-            return Reply(Code.F_LOGIN, "login required: USER then PASS")
+            return Reply(Code.F_LOGIN, espol.LOGIN_REQUIRED)
         return Reply(command.code, command.message)
     if isinstance(command, espol.Quit):
         return Reply(None, close=True)
     if isinstance(command, espol.Help):
         return Reply(Code.S_TRAN, espol.HELP_TEXT)
     if session.user is None and command.name not in espol.BEFORE_LOGIN:
-        return Reply(Code.F_LOGIN, "login required: USER then PASS")
+        return Reply(Code.F_LOGIN, espol.LOGIN_REQUIRED)
     if isinstance(command, espol.Pass) and session.pending_username is None:
-        return Reply(Code.F_LOGIN, "PASS must follow an accepted USER")
+        return Reply(Code.F_LOGIN, espol.PASS_WITHOUT_USER)
     return None
 
 
@@ -110,7 +109,7 @@ def execute(session: Session, command: espol.Command) -> Reply:
             and not account_selectors.is_current_login(session.user.pk, session.auth_hash)
         ):
             session.user = None
-            return Reply(Code.F_LOGIN, "your access has been withdrawn: log in again")
+            return Reply(Code.F_LOGIN, espol.ACCESS_WITHDRAWN)
         return COMMANDS[type(command)](session, command)
     except errors.DomainError as exc:
         return error_reply(exc)
@@ -122,7 +121,7 @@ def execute(session: Session, command: espol.Command) -> Reply:
             espol.log_value(session.username),
             espol.log_value(command.loggable()),
         )
-        return Reply(Code.E_SYSTEM, "the server could not complete the command; nothing changed")
+        return Reply(Code.E_SYSTEM, espol.SYSTEM_ERROR)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -137,33 +136,12 @@ def error_reply(error: errors.DomainError) -> Reply:
     return Reply(code, error.message)
 
 
-def _status_code(game: Game) -> int:
-    """est_prt: 0 active, 2 finished."""
-    return 0 if game.is_active else 2
-
-
-def _winner_code(game: Game) -> int:
-    """ganador: 0 none (yet), 1 white, 2 black, 3 draw."""
-    return {"1-0": 1, "0-1": 2, "1/2-1/2": 3}.get(game.result, 0)
-
-
-def _game_date(game: Game) -> str:
-    """STAT's fecha: when the game was created, or when it finished once it has.
-
-    Seed 000's est_partida keeps one date per game, "fecha en que la partida fue creada
-    o terminada"; moves and draw offers do not change it.
-    """
-    if not game.is_active and game.finished_at is not None:
-        return espol.fecha(game.finished_at)
-    return espol.fecha(game.created_at)
-
-
-def _own_game_with(user: Player, game_id: int, opponent_name: str) -> Game:
-    """The game, if ``user`` plays in it against the player named ``opponent_name``."""
+def _own_game_with(user: Player, game_id: int, opponent_name: str) -> int:
+    """The game's id, if ``user`` plays in it against the player named ``opponent_name``."""
     game = selectors.game_for_player(game_id, user)
     if game.opponent_of(user.pk).get_username() != opponent_name:
-        raise errors.GameNotFound(f"{opponent_name} is not your opponent in {game.public_id}.")
-    return game
+        raise errors.GameNotFound(espol.not_your_opponent(opponent_name, game.public_id))
+    return game.pk
 
 
 def _player(session: Session) -> Player:
@@ -209,13 +187,12 @@ def password(session: Session, command: espol.Pass) -> Reply:
         session.failed_passwords += 1
         return Reply(
             Code.E_BUSY,
-            f"too many failed logins for {name} from your address; "
-            f"try again in {throttling.lockout_minutes()} min",
+            espol.locked_out(name, throttling.lockout_minutes()),
             failed_login_for=name,
         )
     if found is None:
         session.failed_passwords += 1
-        return Reply(Code.F_PASINV, "wrong user name or password", failed_login_for=name)
+        return Reply(Code.F_PASINV, espol.WRONG_LOGIN, failed_login_for=name)
     session.user = found
     session.auth_hash = found.get_session_auth_hash()
     session.pending_username = None
@@ -226,13 +203,12 @@ def password(session: Session, command: espol.Pass) -> Reply:
 def subscribe(session: Session, command: espol.Subs) -> Reply:
     session.subscription_requests += 1
     if 0 < settings.ESPOL_SUBSCRIPTIONS_PER_CONNECTION < session.subscription_requests:
-        return Reply(Code.E_BUSY, "too many subscription requests on this connection")
+        return Reply(Code.E_BUSY, espol.SUBSCRIPTIONS_ON_CONNECTION)
     allowance = throttling.subscription_request(session.host)
     if not allowance.allowed:
         return Reply(
             Code.E_BUSY,
-            "too many subscription requests from your address; "
-            f"try again in {throttling.minutes_to_wait(allowance)} min",
+            espol.subscriptions_from_address(throttling.minutes_to_wait(allowance)),
         )
     request = account_services.request_subscription(
         username=command.username, password=command.password, comment=command.comment
@@ -243,11 +219,11 @@ def subscribe(session: Session, command: espol.Subs) -> Reply:
 def unsubscribe(session: Session, command: espol.Unsu) -> Reply:
     player = _player(session)
     if command.username != player.get_username():
-        raise account_errors.UserNotFound("UNSU takes your own user name.")
+        raise account_errors.UserNotFound(espol.UNSU_OWN_NAME)
     try:
         account_services.unsubscribe(player=player, password=command.password)
     except account_errors.WrongPassword:
-        return Reply(Code.F_PASINV, "wrong password", failed_login_for=player.get_username())
+        return Reply(Code.F_PASINV, espol.WRONG_PASSWORD, failed_login_for=player.get_username())
     session.user = None
     return Reply(Code.S_TRAN)
 
@@ -263,13 +239,13 @@ def pending_requests(session: Session, command: espol.Tran) -> Reply:
     ]
     if not names:
         return Reply(Code.S_NODATA, now)
-    return Reply(Code.S_TRAN, now, records=[f",{name}" for name in names])
+    return Reply(Code.S_TRAN, now, records=[espol.name_record(name) for name in names])
 
 
 def authorised_players(session: Session, command: espol.Jaut) -> Reply:
     now = espol.fecha(timezone.now())
     names = account_selectors.player_names_changed_since(command.since, exclude=_player(session))
-    return Reply(Code.S_TRAN, now, records=[f",{name}" for name in names])
+    return Reply(Code.S_TRAN, now, records=[espol.name_record(name) for name in names])
 
 
 def pending_games(session: Session, command: espol.Ppen) -> Reply:
@@ -279,16 +255,19 @@ def pending_games(session: Session, command: espol.Ppen) -> Reply:
         # The game as this player sees it in a list, as on the dashboard.
         row = state.game_row(game, player)
         records.append(
-            f"{game.public_id}:{row.opponent.get_username()}:"
-            f"{espol.COLOUR_LETTER[row.opponent_colour]}:{_status_code(game)},"
+            espol.pending_game_record(
+                public_id=game.public_id,
+                opponent=row.opponent.get_username(),
+                opponent_colour=row.opponent_colour,
+                active=game.is_active,
+            )
         )
     return Reply(Code.S_TRAN, records=records)
 
 
 def ranking(session: Session, command: espol.Srnk) -> Reply:
-    return Reply(
-        Code.S_TRAN, records=[f"{r.player.get_username()}:{r.wins}," for r in top_ten()]
-    )
+    records = [espol.ranking_record(r.player.get_username(), r.wins) for r in top_ten()]
+    return Reply(Code.S_TRAN, records=records)
 
 
 # --------------------------------------------------------------------------- challenges
@@ -307,7 +286,7 @@ def accept(session: Session, command: espol.Acep) -> Reply:
     game = services.accept_challenge(
         challenge_id=pending.pk, player=player, colour=command.colour
     )
-    return Reply(Code.S_TRAN, f"{game.public_id}.PEN")
+    return Reply(Code.S_TRAN, espol.game_file(game.public_id))
 
 
 # --------------------------------------------------------------------------- games
@@ -317,12 +296,9 @@ def game_moves(session: Session, command: espol.Spar) -> Reply:
     # Any player may read any game (docs/security.md): only acting needs to play in it.
     selectors.game(command.game_id)
     rows = selectors.move_records(command.game_id, after=command.after)
-    records = [
-        f"{number}:{uci[:4]}:{int(reverse)}:{espol.position_of(uci)}:{espol.promotion_of(uci)},"
-        for number, uci, reverse in rows
-    ]
+    records = [espol.move_record(number, uci, reverse) for number, uci, reverse in rows]
     if not records:
-        return Reply(Code.F_NOMASJUG, f"no moves after {command.after}")
+        return Reply(Code.F_NOMASJUG, espol.no_moves_after(command.after))
     return Reply(Code.S_TRAN, records=records)
 
 
@@ -334,58 +310,60 @@ def move(session: Session, command: espol.Jgda) -> Reply:
         move=command.uci,
         reverse=command.reverse,
     )
-    return Reply(Code.S_TRAN, f"{command.number}:{_status_code(game)}:{_winner_code(game)}")
+    outcome = espol.move_outcome(command.number, active=game.is_active, result=game.result)
+    return Reply(Code.S_TRAN, outcome)
 
 
 def offer_draw(session: Session, command: espol.Tbls) -> Reply:
     player = _player(session)
-    game = _own_game_with(player, command.game_id, command.opponent)
-    services.offer_draw(game_id=game.pk, player=player)
+    game_id = _own_game_with(player, command.game_id, command.opponent)
+    services.offer_draw(game_id=game_id, player=player)
     return Reply(Code.S_TRAN)
 
 
 def answer_draw(session: Session, command: espol.Rtbl) -> Reply:
     player = _player(session)
-    game = _own_game_with(player, command.game_id, command.opponent)
-    services.answer_draw(game_id=game.pk, player=player, accept=command.accept)
+    game_id = _own_game_with(player, command.game_id, command.opponent)
+    services.answer_draw(game_id=game_id, player=player, accept=command.accept)
     return Reply(Code.S_TRAN)
 
 
 def resign(session: Session, command: espol.Rend) -> Reply:
     player = _player(session)
-    game = _own_game_with(player, command.game_id, command.opponent)
-    services.resign(game_id=game.pk, player=player)
+    game_id = _own_game_with(player, command.game_id, command.opponent)
+    services.resign(game_id=game_id, player=player)
     return Reply(Code.S_TRAN)
 
 
 def claim_end(session: Session, command: espol.Finp) -> Reply:
     player = _player(session)
-    game = _own_game_with(player, command.game_id, command.opponent)
-    game = services.claim_draw(game_id=game.pk, player=player)
-    return Reply(Code.S_TRAN, f"{_status_code(game)}:{_winner_code(game)}")
+    game_id = _own_game_with(player, command.game_id, command.opponent)
+    game = services.claim_draw(game_id=game_id, player=player)
+    return Reply(Code.S_TRAN, espol.game_outcome(active=game.is_active, result=game.result))
 
 
 def status(session: Session, command: espol.Stat) -> Reply:
     player = _player(session)
     game = selectors.game(command.game_id)
-    mine = game.colour_of(player.pk)
-    white_request, black_request = espol.solicitudes(
-        draw_offer_by=game.draw_offer_by, ended_by=game.ended_by, termination=game.termination
+    # Seed 000's est_partida keeps one date per game, "fecha en que la partida fue creada
+    # o terminada"; moves and draw offers do not change it.
+    date = game.created_at
+    if not game.is_active and game.finished_at is not None:
+        date = game.finished_at
+    text = espol.game_status(
+        public_id=game.public_id,
+        white=game.white.get_username(),
+        black=game.black.get_username(),
+        date=date,
+        active=game.is_active,
+        result=game.result,
+        requests=espol.solicitudes(
+            draw_offer_by=game.draw_offer_by, ended_by=game.ended_by, termination=game.termination
+        ),
+        colour=game.colour_of(player.pk),
+        next_move_number=game.next_move_number,
     )
-    fields = [
-        game.public_id,
-        game.white.get_username(),
-        game.black.get_username(),
-        _game_date(game),
-        _status_code(game),
-        _winner_code(game),
-        white_request,
-        black_request,
-        # A watcher has no colour in the game: "-".
-        espol.COLOUR_LETTER[mine] if mine is not None else "-",
-        game.next_move_number,
-    ]
-    return Reply(Code.S_TRAN, ":".join(str(f) for f in fields))
+    return Reply(Code.S_TRAN, text)
 
 
 # Each handler takes its own command class; the table pairs them.

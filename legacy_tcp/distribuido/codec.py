@@ -9,9 +9,8 @@ seed's gaps are in ``docs/protocols/distribuido.md``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
-from games import rules
 from games.clock import DAYS_PER_MOVE
 
 # The longest line a client may send, without its line end. The longest honest one is
@@ -21,7 +20,7 @@ NAME_MAX = 30
 LINE_END = b"\n"
 
 WHITE_LETTER, BLACK_LETTER = "B", "N"
-COLOUR_LETTER = {rules.WHITE: WHITE_LETTER, rules.BLACK: BLACK_LETTER}
+COLOUR_LETTER = {"white": WHITE_LETTER, "black": BLACK_LETTER}
 
 # Game states of the seed's MOVIMIENTO reply.
 EN_JUEGO, JAQUE, JAQUE_MATE, TABLAS = "EN_JUEGO", "JAQUE", "JAQUE_MATE", "TABLAS"
@@ -233,37 +232,46 @@ def domain_refusal(code: str) -> bytes:
     return nok(DOMAIN_ERRORS.get(code, SERVER_ERROR))
 
 
-def state_of(fen: str, status: str, result: str, termination: str) -> str:
+class Position(Protocol):
+    """What a reply shows of a game (the read model's ``games.gateway_views.GatewayGame``)."""
+
+    @property
+    def fen(self) -> str: ...
+    @property
+    def turn(self) -> str: ...
+    @property
+    def in_check(self) -> bool: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def result(self) -> str: ...
+    @property
+    def termination(self) -> str: ...
+
+
+def state_of(game: Position) -> str:
     """The seed's ``estado`` of a position and game: EN_JUEGO, JAQUE, JAQUE_MATE or TABLAS."""
-    if status != "active":
-        if termination == rules.Termination.CHECKMATE:
+    if game.status != "active":
+        if game.termination == "checkmate":
             return JAQUE_MATE
-        if result == "1/2-1/2":
+        if game.result == "1/2-1/2":
             return TABLAS
-    return JAQUE if rules.in_check(fen) else EN_JUEGO
+    return JAQUE if game.in_check else EN_JUEGO
 
 
-def turn_letter(fen: str) -> str:
-    return COLOUR_LETTER[rules.colour_to_move(fen)]
-
-
-def inicio(fen: str) -> bytes:
+def inicio(game: Position) -> bytes:
     """``#INICIO#turno#tablero#``: pushed to both players when the game starts."""
-    return line("INICIO", turn_letter(fen), fen)
+    return line("INICIO", COLOUR_LETTER[game.turn], game.fen)
 
 
-def moved(game: dict[str, Any]) -> bytes:
-    """``#OK#turno#tablero#estado#`` after a move, from the read model's game state."""
-    return ok(
-        turn_letter(game["fen"]),
-        game["fen"],
-        state_of(game["fen"], game["status"], game["result"], game["termination"]),
-    )
+def moved(game: Position) -> bytes:
+    """``#OK#turno#tablero#estado#`` after a move."""
+    return ok(COLOUR_LETTER[game.turn], game.fen, state_of(game))
 
 
-def board(fen: str) -> bytes:
+def board(game: Position) -> bytes:
     """CONSULTARTABLERO's reply: ``#OK#tablero#turno#`` (this order, as the seed has it)."""
-    return ok(fen, turn_letter(fen))
+    return ok(game.fen, COLOUR_LETTER[game.turn])
 
 
 def winner(result: str) -> bytes:
@@ -276,20 +284,18 @@ def fin(result: str) -> bytes:
     return line("FIN", RESULTS.get(result, ABORTED))
 
 
-def event_lines(message: dict[str, Any]) -> bytes:
-    """What a live game event (``games.state.event_message``) becomes on this protocol:
-    a move is ``#OK#turno#tablero#estado#``, a resignation ``#OK#ganador#``, and any
-    event that leaves the game finished adds ``#FIN#resultado#``. Draw offers and
-    declines, which the seed cannot express, send nothing."""
-    game = message["game"]
-    event = message["event"]
+def event_lines(event: str, game: Position) -> bytes:
+    """What a live game event (its name, and the game as it leaves it) becomes on this
+    protocol: a move is ``#OK#turno#tablero#estado#``, a resignation ``#OK#ganador#``,
+    and any event that leaves the game finished adds ``#FIN#resultado#``. Draw offers
+    and declines, which the seed cannot express, send nothing."""
     out = b""
     if event == "move":
         out += moved(game)
     elif event == "resigned":
-        out += winner(game["result"])
-    if game["status"] != "active":
-        out += fin(game["result"])
+        out += winner(game.result)
+    if game.status != "active":
+        out += fin(game.result)
     return out
 
 
