@@ -20,6 +20,7 @@ named here too, so ``from games import state`` and ``state.snapshot`` keep worki
 
 from __future__ import annotations
 
+from games.state import gateways
 from games.state.frames import (
     DASHBOARD,
     PLAYER,
@@ -41,10 +42,6 @@ from games.state.game import (
     move_state,
     moves_of,
     snapshot,
-)
-from games.state.gateways import (
-    GameView,
-    game_view,
 )
 from games.state.lists import (
     GameRow,
@@ -82,7 +79,6 @@ __all__ = [
     "RESULT_LABELS",
     "WATCHER",
     "GameRow",
-    "GameView",
     "LiveGame",
     "NotificationRow",
     "Relation",
@@ -103,7 +99,7 @@ __all__ = [
     "game_row",
     "game_state",
     "game_url",
-    "game_view",
+    "gateways",
     "move_rows",
     "move_state",
     "moves_of",

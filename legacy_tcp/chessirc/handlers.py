@@ -9,8 +9,9 @@ from __future__ import annotations
 import contextlib
 
 from accounts.types import Player
-from games import errors, gateway_views, services
-from games.gateway_views import GatewayGame
+from games import errors, services
+from games.state import gateways
+from games.state.gateways import GatewayGame
 from legacy_tcp import guests
 
 GATEWAY = guests.CHESSIRC
@@ -22,7 +23,7 @@ def register(nick: str, channel: str, trusted: bool) -> Player:
 
 def start(white: Player, black: Player, fen: str, site: str) -> GatewayGame:
     game = services.start_gateway_game(white=white, black=black, initial_fen=fen, site=site)
-    return gateway_views.after_write(game, with_moves=False)
+    return gateways.after_write(game, with_moves=False)
 
 
 def move(game_id: int, player: Player, text: str) -> GatewayGame:
@@ -31,21 +32,21 @@ def move(game_id: int, player: Player, text: str) -> GatewayGame:
     game = services.make_move(
         game_id=game_id, player=player, move_number=None, move=text, withdraws_offer=True
     )
-    return gateway_views.after_write(game)
+    return gateways.after_write(game)
 
 
 def draw(game_id: int, player: Player) -> tuple[str, GatewayGame]:
     """The one DRAW request: an offer by the player to move, or an acceptance."""
     what, game = services.offer_or_accept_draw(game_id=game_id, player=player)
-    return what, gateway_views.after_write(game)
+    return what, gateways.after_write(game)
 
 
 def resign(game_id: int, player: Player) -> GatewayGame:
-    return gateway_views.after_write(services.resign(game_id=game_id, player=player))
+    return gateways.after_write(services.resign(game_id=game_id, player=player))
 
 
 def read(game_id: int) -> GatewayGame:
-    return gateway_views.read(game_id)
+    return gateways.read(game_id)
 
 
 def abandon(game_id: int) -> None:

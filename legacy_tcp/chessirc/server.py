@@ -19,8 +19,8 @@ from typing import Any
 from accounts.errors import DomainError
 from accounts.types import Player
 from accounts.validators import channel_validator
-from games import gateway_views
-from games.gateway_views import GatewayGame
+from games.state import gateways
+from games.state.gateways import GatewayGame
 from legacy_tcp.chessirc import codec, handlers
 from legacy_tcp.transport.passwordless import PasswordlessGateway
 from legacy_tcp.transport.server import Connection
@@ -115,7 +115,7 @@ class ChessircServer(PasswordlessGateway):
         ):
             game = await self.run_in_db(handlers.read, session.game_id)
         else:
-            game = gateway_views.from_event(message, previous_san=previous)
+            game = gateways.from_event(message, previous_san=previous)
         session.told(game)
         if event == "move" and not game.finished:
             return self._position(session, game, game.turn)

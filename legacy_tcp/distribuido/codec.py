@@ -233,7 +233,7 @@ def domain_refusal(code: str) -> bytes:
 
 
 class Position(Protocol):
-    """What a reply shows of a game (the read model's ``games.gateway_views.GatewayGame``)."""
+    """What a reply shows of a game (the read model's ``games.state.gateways.GatewayGame``)."""
 
     @property
     def fen(self) -> str: ...

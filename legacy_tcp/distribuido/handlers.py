@@ -10,8 +10,9 @@ import contextlib
 
 from accounts import selectors as account_selectors
 from accounts.types import Player
-from games import errors, gateway_views, services
-from games.gateway_views import GatewayGame
+from games import errors, services
+from games.state import gateways
+from games.state.gateways import GatewayGame
 from legacy_tcp import guests
 
 GATEWAY = guests.DISTRIBUIDO
@@ -25,18 +26,18 @@ def register(name: str, trusted: bool) -> tuple[Player, bool]:
 
 def start(white: Player, black: Player, days_per_move: int | None) -> GatewayGame:
     game = services.start_gateway_game(white=white, black=black, days_per_move=days_per_move)
-    return gateway_views.after_write(game, with_moves=False)
+    return gateways.after_write(game, with_moves=False)
 
 
 def move(game_id: int, player: Player, text: str) -> GatewayGame:
     # The protocol sends no move number: the game's next one, whichever it is now.
     game = services.make_move(game_id=game_id, player=player, move_number=None, move=text)
-    return gateway_views.after_write(game, with_moves=False)
+    return gateways.after_write(game, with_moves=False)
 
 
 def resign(game_id: int, player: Player) -> GatewayGame:
     game = services.resign(game_id=game_id, player=player)
-    return gateway_views.after_write(game, with_moves=False)
+    return gateways.after_write(game, with_moves=False)
 
 
 def abandon(game_id: int, player: Player) -> None:
@@ -45,12 +46,12 @@ def abandon(game_id: int, player: Player) -> None:
 
 
 def read_game(game_id: int) -> GatewayGame:
-    return gateway_views.read(game_id, with_moves=False)
+    return gateways.read(game_id, with_moves=False)
 
 
 def history_of(game_id: int) -> list[str]:
-    return gateway_views.sans(game_id)
+    return gateways.sans(game_id)
 
 
 def games_in_progress() -> list[tuple[str, str, str]]:
-    return gateway_views.games_in_progress()
+    return gateways.games_in_progress()

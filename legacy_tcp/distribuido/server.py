@@ -24,7 +24,7 @@ from typing import Any
 
 from accounts.errors import DomainError
 from accounts.types import Player
-from games import gateway_views
+from games.state import gateways
 from legacy_tcp.distribuido import codec, handlers
 from legacy_tcp.transport.passwordless import PasswordlessGateway
 from legacy_tcp.transport.server import Connection
@@ -230,7 +230,7 @@ class DistribuidoServer(PasswordlessGateway):
             if game_id is None:
                 return codec.nok(codec.NOT_STARTED)
         else:
-            game_id = gateway_views.game_id_of(codigo)
+            game_id = gateways.game_id_of(codigo)
             if game_id is None:
                 return codec.nok(codec.WRONG_CODE if session.name else codec.GAME_NOT_FOUND)
         return codec.history(await self.run_in_db(handlers.history_of, game_id))
@@ -239,7 +239,7 @@ class DistribuidoServer(PasswordlessGateway):
         session: Session = conn.session
         if session.name is not None:
             return codec.nok(codec.ALREADY_REGISTERED)
-        game_id = gateway_views.game_id_of(public_id)
+        game_id = gateways.game_id_of(public_id)
         if game_id is None:
             return codec.nok(codec.GAME_NOT_FOUND)
         game = await self.run_in_db(handlers.read_game, game_id)
@@ -275,7 +275,7 @@ class DistribuidoServer(PasswordlessGateway):
             await self.unfollow(conn, game_id)
 
     async def event_data(self, conn: Connection, message: dict[str, Any]) -> bytes:
-        return codec.event_lines(message["event"], gateway_views.from_event(message))
+        return codec.event_lines(message["event"], gateways.from_event(message))
 
     async def game_over(self, conn: Connection) -> None:
         await self._game_over(conn)

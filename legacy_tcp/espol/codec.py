@@ -68,6 +68,9 @@ DOMAIN_ERROR_CODES: dict[str, Code] = {
     "wrong_move_number": Code.F_MOVENUM,
     "game_finished": Code.F_FINISHED,
     "draw_offer_pending": Code.F_DRAWPEND,
+    # One offer per own move: a second offer before moving is refused as 825 says.
+    "draw_offer_too_soon": Code.F_DRAWPEND,
+    "challenge_rate_limited": Code.E_BUSY,
     "no_draw_offer": Code.F_NODRAW,
     "challenge_exists": Code.F_EXISTS,
     "opponent_challenged_first": Code.F_EXISTS,

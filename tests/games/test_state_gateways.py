@@ -4,14 +4,13 @@ fields as every page, built from a game or from a live event without reading aga
 from __future__ import annotations
 
 import datetime as dt
-import json
 
 import pytest
 import time_machine
 
-from games import errors, services, state
+from games import services, state
 from games.models import Move
-from games.state import GameView, game_view
+from games.state import gateways
 
 pytestmark = pytest.mark.django_db
 
@@ -26,43 +25,30 @@ def move_event(game, number: int) -> dict:
 
 def test_the_view_has_the_fields_of_the_game_state_every_page_gets(game, play):
     game = play(game, "e4", "e5")
-    view = game_view(game.pk, with_moves=True)
+    view = gateways.read(game.pk)
     shown = state.game_state(game)
     assert (view.id, view.public_id, view.version, view.fen, view.status, view.turn) == (
         shown["id"], shown["public_id"], shown["version"], shown["fen"], shown["status"],
         shown["turn"],
     )
-    assert (view.white, view.black, view.move_number, view.next_move_number) == (
-        "alice", "bob", 2, 3
-    )
-    assert view.sans == ("e4", "e5")
-    assert game_view(game.pk).sans is None  # no moves read unless asked for
-    assert view.as_state() == {
-        "fen": game.fen, "status": "active", "result": "*", "termination": ""
-    }
+    assert (view.plies, view.last_sans, view.result) == (2, ("e4", "e5"), "*")
+    assert gateways.read(game.pk, with_moves=False).last_sans == ()
 
 
-def test_a_view_follows_live_events_without_reading_the_game_again(
+def test_a_view_from_a_live_event_is_the_view_read_after_the_move_without_a_query(
     game, play, django_assert_num_queries
 ):
-    view = game_view(game.pk, with_moves=True)
-    game = play(game, "e4")
-    first = move_event(game, 1)
-    game = play(game, "e5")
-    second = move_event(game, 2)
+    game = play(game, "e4", "e5")
+    event = move_event(game, 2)
     with django_assert_num_queries(0):
-        followed = view.after(first).after(second)
-    assert followed == game_view(game.pk, with_moves=True)
-    # An event the view already holds (the reply to its own move came first) changes
-    # nothing; one after a missed version asks for a fresh read.
-    assert followed.after(second) is followed
-    assert view.after(second) is None
+        followed = gateways.from_event(event, previous_san="e4")
+    assert followed == gateways.read(game.pk)
 
 
-def test_a_view_of_a_game_begun_with_black_to_move_numbers_as_chess_does(alice, bob):
+def test_a_view_of_a_game_begun_with_black_to_move_says_who_moves_first(alice, bob):
     started = services.start_gateway_game(white=alice, black=bob, initial_fen=BLACK_TO_MOVE)
-    view = game_view(started.pk)
-    assert (view.turn, view.move_number, view.start_fen) == ("black", 12, BLACK_TO_MOVE)
+    view = gateways.read(started.pk)
+    assert (view.turn, view.white_first, view.plies) == ("black", False, 0)
 
 
 def test_a_view_of_a_game_whose_time_ran_out_shows_it_over_and_writes_nothing(
@@ -72,27 +58,7 @@ def test_a_view_of_a_game_whose_time_ran_out_shows_it_over_and_writes_nothing(
     game = services.accept_challenge(challenge_id=made.pk, player=alice, colour="white")
     game = play(game, "e4", "e5")
     with time_machine.travel(game.deadline + dt.timedelta(minutes=1), tick=False):
-        view = game_view(game.pk)
-    assert (view.finished, view.result, view.termination, view.winner) == (
-        True, "0-1", "timeout", "black"
-    )
+        view = gateways.read(game.pk)
+    assert (view.finished, view.result, view.termination) == (True, "0-1", "timeout")
     game.refresh_from_db()
     assert game.is_active
-
-
-def test_the_ending_event_gives_the_view_its_result(game, play, bob):
-    game = play(game, "e4", "e5")
-    view = game_view(game.pk)
-    ended = services.resign(game_id=game.pk, player=bob)
-    message = json.loads(json.dumps(state.event_message(ended, "resigned", by="black")))
-    after = view.after(message)
-    assert after is not None
-    assert (after.finished, after.winner, after.ended_by, after.termination) == (
-        True, "white", "black", "resignation"
-    )
-    assert after == GameView.of(ended)
-
-
-def test_no_view_of_a_game_that_does_not_exist():
-    with pytest.raises(errors.GameNotFound):
-        game_view(999_999)

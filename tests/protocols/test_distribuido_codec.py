@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.gateway_views import from_event
+from games.state.gateways import from_event
 from legacy_tcp.distribuido import codec
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"

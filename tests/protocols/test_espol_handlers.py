@@ -338,3 +338,28 @@ def test_domain_errors_map_to_espol_codes(domain_code, espol_code):
     error.code = domain_code
     reply = handlers.error_reply(error)
     assert (reply.code, reply.data) == (espol_code, "why")
+
+
+def logged_in(player) -> handlers.Session:
+    session = handlers.Session()
+    run(session, f"USER:{player.username}".encode())
+    assert run(session, f"PASS:{PASSWORD}".encode()).code == Code.S_PASSWD
+    return session
+
+
+def test_challenges_beyond_the_limit_are_answered_busy(alice, bob, settings):
+    settings.CHALLENGES_PER_PAIR_PER_WINDOW = 1
+    session = logged_in(alice)
+    made = run(session, b"JUEG:bob")
+    assert made.code == Code.S_TRAN, made
+    services.withdraw_challenge(challenge_id=Challenge.objects.get().pk, player=alice)
+    refused = run(session, b"JUEG:bob")
+    assert refused.code == Code.E_BUSY, refused
+    assert Challenge.objects.count() == 1
+
+
+def test_a_second_draw_offer_before_a_move_is_refused_as_825(alice, bob, game):
+    services.offer_draw(game_id=game.pk, player=alice)
+    services.answer_draw(game_id=game.pk, player=bob, accept=False)
+    reply = run(logged_in(alice), f"TBLS:{game.public_id}:bob".encode())
+    assert reply.code == Code.F_DRAWPEND, reply
