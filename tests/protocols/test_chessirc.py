@@ -190,7 +190,16 @@ def test_start_from_a_fen_numbers_from_one(bot):
 
 
 @pytest.mark.parametrize(
-    "fen", ["nonsense", "8/8/8/8/8/8/8/8 w - - 0 1", "4k3/8/8/8/8/8/8/4K2R w - - 0 1 extra x"]
+    "fen",
+    [
+        "nonsense",
+        "8/8/8/8/8/8/8/8 w - - 0 1",
+        "4k3/8/8/8/8/8/8/4K2R w - - 0 1 extra x",
+        # A move number of 80 digits: once a traceback on PostgreSQL, and a 357-character
+        # FEN stored in a 100-character column on SQLite.
+        "4k3/8/8/8/8/8/8/4K2R w K - 0 " + "9" * 80,
+        "4k3/8/8/8/8/8/8/4K2R w K - 0 1" + " " * 300 + "x",
+    ],
 )
 def test_start_from_an_impossible_position_is_refused(bot, fen):
     client = bot()
