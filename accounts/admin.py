@@ -21,10 +21,10 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts import services
 from accounts.admin_mixins import ReadOnlyAdminMixin
-from accounts.errors import DomainError
 from accounts.models import AccessChange, SubscriptionRequest
 from accounts.types import Player
 from accounts.validators import username_validator
+from ajedrez.core.errors import DomainError
 
 User = get_user_model()
 

@@ -1,28 +1,10 @@
-"""Domain errors: the base every app's errors share, and the accounts' own.
-
-Each error has a stable machine ``code`` (front doors map it: HTTP status, WebSocket error
-frame, ESPOL response code) and a human ``message``. The base lives in the lowest app, so
-that every app above can raise errors the front doors handle alike.
-"""
+"""The accounts' domain errors (their base, :class:`DomainError`, is the core's)."""
 
 from __future__ import annotations
 
 from django.utils.translation import gettext_lazy as _
 
-
-class DomainError(Exception):
-    """Base of every error the service layers raise on purpose."""
-
-    code: str = "domain_error"
-    default_message = _("The request could not be carried out.")
-
-    def __init__(self, message: str | None = None, **details: object) -> None:
-        self.message = str(message or self.default_message)
-        self.details = details
-        super().__init__(self.message)
-
-    def as_dict(self) -> dict[str, object]:
-        return {"code": self.code, "message": self.message, **self.details}
+from ajedrez.core.errors import DomainError
 
 
 class UserNotFound(DomainError):

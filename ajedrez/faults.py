@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Iterator
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import DatabaseError, InterfaceError, OperationalError, connection
+from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template import loader
 from django.utils.translation import gettext as _
@@ -25,34 +24,13 @@ from django.views.decorators.http import require_safe
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from ajedrez.core.faults import unavailable_part
+
 logger = logging.getLogger(__name__)
 
 RETRY_AFTER_SECONDS = 5
 # How long /healthz waits for Redis: a probe must answer while the part is down.
 PROBE_TIMEOUT_SECONDS = 2.0
-
-_DATABASE_DOWN = (OperationalError, InterfaceError)
-_REDIS_DOWN = (RedisConnectionError, RedisTimeoutError, ConnectionRefusedError)
-
-
-def _chain(error: BaseException | None) -> Iterator[BaseException]:
-    """``error`` and the errors it was raised from or during (a wrapper hides the cause)."""
-    seen: set[int] = set()
-    while error is not None and id(error) not in seen:
-        seen.add(id(error))
-        yield error
-        error = error.__cause__ or error.__context__
-
-
-def unavailable_part(error: BaseException | None) -> str | None:
-    """``"database"`` or ``"redis"`` when ``error`` says that part cannot be reached,
-    else ``None`` (a bug, answered as such)."""
-    for link in _chain(error):
-        if isinstance(link, _REDIS_DOWN):
-            return "redis"
-        if isinstance(link, _DATABASE_DOWN):
-            return "database"
-    return None
 
 
 def wants_page(request: HttpRequest) -> bool:

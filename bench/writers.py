@@ -73,7 +73,7 @@ def write(game_ids: list[int], ready: Path, go: Path, seconds: float, seed_value
     start time in it), then plays random legal moves on its games for ``seconds``."""
     import chess
 
-    from accounts.errors import DomainError
+    from ajedrez.core.errors import DomainError
     from games import services
     from games.models import Game
 

@@ -15,9 +15,9 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 
-from accounts.events import publish_on_commit
 from accounts.throttling import count_request
 from accounts.types import Player
+from ajedrez.core.events import publish_on_commit
 from games import errors, selectors
 from games.events import game_group, game_players_group
 from games.models import ChatMessage, ChatMute, Game

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import chess
 from django.utils.translation import gettext as _
 
 from accounts.types import Player
@@ -45,26 +44,23 @@ def _read_line(fen: str, number: int, moves: object) -> list[str]:
         raise _refuse(number, _("a line is their move and your reply, then more such pairs."))
     if len(moves) > MAX_PLIES:
         raise _refuse(number, _("a line has at most %(n)d moves.") % {"n": MAX_PLIES})
-    board = chess.Board(fen)
-    ucis = []
-    for text in moves:
-        if board.is_game_over(claim_draw=False):
-            raise _refuse(number, _("the game would be over before “%(move)s”.") % {"move": text})
-        try:
-            move = rules.parse_move(board, text)
-        except rules.AmbiguousMoveError as exc:
+    try:
+        return rules.read_line(fen, moves)
+    except rules.LineMoveError as exc:
+        text = exc.text
+        if exc.cause is None:
+            raise _refuse(
+                number, _("the game would be over before “%(move)s”.") % {"move": text}
+            ) from exc
+        if isinstance(exc.cause, rules.AmbiguousMoveError):
             raise _refuse(
                 number,
                 _("“%(move)s” could be more than one move (%(moves)s).")
-                % {"move": text, "moves": ", ".join(exc.readings)},
+                % {"move": text, "moves": ", ".join(exc.cause.readings)},
             ) from exc
-        except (rules.MoveTextError, rules.IllegalMoveError) as exc:
-            raise _refuse(
-                number, _("“%(move)s” is not a legal move there.") % {"move": text[:12]}
-            ) from exc
-        board.push(move)
-        ucis.append(move.uci())
-    return ucis
+        raise _refuse(
+            number, _("“%(move)s” is not a legal move there.") % {"move": text[:12]}
+        ) from exc
 
 
 def _merge(lines: list[list[str]]) -> list[list[str]]:
@@ -97,13 +93,9 @@ def read_lines(game: Game, lines: object) -> list[list[str]]:
 
 def line_moves(fen: str, line: Sequence[str]) -> list[dict[str, str]]:
     """A stored line's moves from ``fen`` as ``{"uci", "san"}``, for the owner's page."""
-    board = chess.Board(fen)
-    moves = []
-    for uci in line:
-        move = chess.Move.from_uci(uci)
-        moves.append({"uci": uci, "san": board.san(move)})
-        board.push(move)
-    return moves
+    return [
+        {"uci": uci, "san": san} for uci, san in zip(line, rules.line_sans(fen, line), strict=True)
+    ]
 
 
 def lines_of(game: Game, player: Player) -> ConditionalLines | None:

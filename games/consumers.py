@@ -39,6 +39,7 @@ from django.utils.translation import gettext as _
 from accounts import presence, socket_limits
 from accounts.events import account_group, session_group
 from accounts.selectors import is_live_session
+from ajedrez.core.faults import unavailable_part
 from games import errors, selectors, services, state, watchers
 from games.events import LOBBY_GROUP, game_group, game_players_group, player_group
 
@@ -61,6 +62,8 @@ CLOSE_RATE_LIMITED = 4429
 # The session or the address already holds as many sockets as a process allows
 # (accounts.socket_limits); the pages try again later, as after any other close.
 CLOSE_TOO_MANY_SOCKETS = 4409
+# Redis or the database cannot be reached (ajedrez.core.faults): try again later.
+CLOSE_UNAVAILABLE = 4503
 
 
 def error_frame(code: str, message: str, **details: Any) -> dict[str, Any]:
@@ -122,6 +125,19 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
         await super().dispatch(message)
 
     async def connect(self) -> None:
+        try:
+            await self.open()
+        except Exception as error:
+            part = unavailable_part(error)
+            if part is None:
+                raise
+            # Redis or the database is down: no traceback, and a close the page reads as
+            # "offline" (it polls and reconnects with back-off until the part is back).
+            logger.warning("socket closed at connect: the %s is unavailable", part)
+            await self.refuse(CLOSE_UNAVAILABLE)
+
+    async def open(self) -> None:
+        """Authenticate, join the groups and send what the page needs first."""
         self.user = self.scope.get("user")
         self.recent: deque[float] = deque()
         # Decided once: a new language choice reloads the page, and with it the socket.
@@ -170,12 +186,20 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
 
     async def disconnect(self, code: int) -> None:
         socket_limits.release(self.ticket)
-        if self.present:
-            self.present = False
-            await presence.closed(self.user.pk)
-        await self.leave()
-        for group in self.account_groups:
-            await self.channel_layer.group_discard(group, self.channel_name)
+        try:
+            if self.present:
+                self.present = False
+                await presence.closed(self.user.pk)
+            await self.leave()
+            for group in self.account_groups:
+                await self.channel_layer.group_discard(group, self.channel_name)
+        except Exception as error:
+            part = unavailable_part(error)
+            if part is None:
+                raise
+            # Nothing to undo: the groups lapse on their own (the layer's expiry), as do
+            # the presence marks (PRESENCE_TTL_SECONDS).
+            logger.warning("socket closed without leaving its groups: the %s is unavailable", part)
 
     async def account_closed(self, event: dict[str, Any]) -> None:
         """The account was closed or this session logged out (:mod:`games.events`)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from accounts.errors import DomainError
+from ajedrez.core.errors import DomainError
 
 
 class GameNotFound(DomainError):

@@ -7,7 +7,7 @@ that reconnects can tell what it missed. What an event says is built by the read
 (:mod:`games.state`), once per event.
 
 The players hear of their game first: their groups are sent the event, and given a head
-start (:data:`accounts.events.HEAD_START_SECONDS`), before the watchers' group is. A
+start (:data:`ajedrez.core.events.HEAD_START_SECONDS`), before the watchers' group is. A
 player's socket is in one game group only, so it still gets every version once.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from accounts.events import publish_on_commit
+from ajedrez.core.events import publish_on_commit
 from games import state
 from games.models import Challenge, Game
 

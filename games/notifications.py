@@ -19,9 +19,9 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from accounts.events import send_to_groups
 from accounts.models import GuestIdentity, NotificationKind
 from accounts.types import Player
+from ajedrez.core.events import send_to_groups
 from games.models import Challenge, Game, Notification
 from games.signals import notification_created
 

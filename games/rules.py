@@ -256,6 +256,47 @@ def automatic_outcome(board: chess.Board) -> Outcome | None:
     return Outcome(termination, winner)
 
 
+class LineMoveError(ValueError):
+    """A move of a line (:func:`read_line`) that cannot be played where it stands:
+    ``index`` (from 0) and ``text`` say which, ``cause`` why (an :class:`IllegalMoveError`,
+    an :class:`AmbiguousMoveError`, a :class:`MoveTextError`, or ``None`` when the game
+    is over before it)."""
+
+    def __init__(self, index: int, text: str, cause: ValueError | None) -> None:
+        super().__init__(text)
+        self.index = index
+        self.text = text
+        self.cause = cause
+
+
+def read_line(fen: str, moves: Sequence[str]) -> list[str]:
+    """``moves`` (each UCI or SAN, as :func:`parse_move` reads them) played in turn from
+    ``fen``, as UCI. Raises :class:`LineMoveError` at the first that cannot be played."""
+    board = chess.Board(fen)
+    ucis = []
+    for index, text in enumerate(moves):
+        if board.is_game_over(claim_draw=False):
+            raise LineMoveError(index, text, None)
+        try:
+            move = parse_move(board, text)
+        except (MoveTextError, IllegalMoveError) as exc:
+            raise LineMoveError(index, text, exc) from exc
+        board.push(move)
+        ucis.append(move.uci())
+    return ucis
+
+
+def line_sans(fen: str, ucis: Sequence[str]) -> list[str]:
+    """The SAN of each move of a line of legal UCI moves played from ``fen``."""
+    board = chess.Board(fen)
+    sans = []
+    for uci in ucis:
+        move = chess.Move.from_uci(uci)
+        sans.append(board.san(move))
+        board.push(move)
+    return sans
+
+
 def play(fen_before_history: str, history: Sequence[str], move_text: str) -> PlayedMove:
     """Apply ``move_text`` to the position reached by ``history`` from ``fen_before_history``.
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 from django.utils.translation import gettext_lazy as _
 
 from accounts import services as account_services
-from accounts.errors import DomainError
 from accounts.types import Player
+from ajedrez.core.errors import DomainError
 from legacy_tcp.models import Gateway, GatewayPolicy, LinkedName
 
 # The gateways' names, as their policies and linked names record them.

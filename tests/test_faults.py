@@ -23,13 +23,14 @@ from urllib.parse import urlencode
 
 import pytest
 
-from ajedrez.faults import unavailable_part, wants_page
+from ajedrez.core.faults import unavailable_part
+from ajedrez.faults import wants_page
 from tests.servers import ROOT, ServerProcess, free_port, in_ci, server_environment
 
 # A CSRF secret of the form Django issues (32 letters and digits), sent as cookie and
 # header alike, as the site's own script does.
 CSRF = "a" * 32
-PAGE = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+PAGE = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8", "Accept-Language": "en"}
 FETCH = {"Accept": "*/*"}
 
 
@@ -229,6 +230,23 @@ def _request(stack, path, *, method="GET", headers=None, data=None, session=True
         return error.code, dict(error.headers), error.read().decode()
 
 
+def _socket_close_code(stack, path: str) -> int | None:
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    port = stack["server"].port
+    with connect(
+        f"ws://127.0.0.1:{port}{path}", open_timeout=20,
+        additional_headers={"Cookie": f"sessionid={stack['cookie']}",
+                            "Origin": f"http://127.0.0.1:{port}"},
+    ) as socket:
+        try:
+            socket.recv(timeout=20)
+        except ConnectionClosed as closed:
+            return closed.rcvd.code if closed.rcvd else None
+    return None
+
+
 def _healthz(stack):
     status, _headers, body = _request(stack, "/healthz")
     return status, json.loads(body)
@@ -251,6 +269,10 @@ def test_with_redis_stopped_json_gets_503_a_page_gets_the_layout_and_healthz_say
         assert status == 503, text[:500]
         assert headers["Retry-After"] == "5"
         assert json.loads(text)["unavailable"] == "redis"
+
+        # A live socket cannot join its groups: closed with the code the pages read as
+        # "offline, try again later", not with a traceback.
+        assert _socket_close_code(stack, "/ws/lobby/") == 4503
 
         # The subscription form counts requests per address in the cache too.
         form = urlencode({"username": "newcomer", "password1": "a long pass phrase 1",
@@ -283,6 +305,9 @@ def test_with_postgres_stopped_json_gets_503_and_a_page_gets_the_layout(stack):
         assert status == 503
         assert "text/html" in headers["Content-Type"]
         assert "briefly unavailable" in text and "<nav" in text
+        spanish = {**PAGE, "Accept-Language": "es"}
+        status, headers, text = _request(stack, "/", headers=spanish)
+        assert status == 503 and "no está disponible por un momento" in text
 
         status, body = _healthz(stack)
         assert (status, body["database"], body["redis"]) == (503, "down", "ok")

@@ -16,9 +16,9 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from accounts.errors import DomainError
 from accounts.types import Player
 from accounts.validators import channel_validator
+from ajedrez.core.errors import DomainError
 from games.state import gateways
 from games.state.gateways import GatewayGame
 from legacy_tcp.chessirc import codec, handlers

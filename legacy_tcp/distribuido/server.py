@@ -22,8 +22,8 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from accounts.errors import DomainError
 from accounts.types import Player
+from ajedrez.core.errors import DomainError
 from games.state import gateways
 from legacy_tcp.distribuido import codec, handlers
 from legacy_tcp.transport.passwordless import PasswordlessGateway

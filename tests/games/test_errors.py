@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from accounts import errors as account_errors
-from accounts.errors import DomainError
+from ajedrez.core.errors import DomainError
 from games import errors
 from legacy_tcp import guests
 

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from accounts import services as account_services
-from accounts.errors import DomainError
+from ajedrez.core.errors import DomainError
 from games import errors, rules, services, state
 from games.integrity import check_games
 from games.models import Game, Move

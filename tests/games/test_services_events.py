@@ -155,7 +155,7 @@ def test_a_channel_layer_failure_does_not_undo_the_move_or_silence_other_groups(
             await real_layer.group_send(group, message)
 
     listener = listen(game_group(game.pk))
-    monkeypatch.setattr("accounts.events.get_channel_layer", lambda: FailingForPlayers())
+    monkeypatch.setattr("ajedrez.core.events.get_channel_layer", lambda: FailingForPlayers())
     services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")
     monkeypatch.undo()
     game.refresh_from_db()
@@ -173,12 +173,12 @@ def test_a_bug_building_an_event_after_commit_is_logged_and_the_move_stands(
 
     players = listen(game_players_group(game.pk))
     monkeypatch.setattr("games.state.event_message", broken)
-    with caplog.at_level("ERROR", logger="accounts.events"):
+    with caplog.at_level("ERROR", logger="ajedrez.core.events"):
         moved = services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")
     assert moved.next_move_number == 2
     game.refresh_from_db()
     assert game.next_move_number == 2
-    logged = [r for r in caplog.records if r.name == "accounts.events"]
+    logged = [r for r in caplog.records if r.name == "ajedrez.core.events"]
     assert len(logged) == 1 and logged[0].exc_info[0] is TypeError
     players.assert_silent()
     # The next event is built and sent as usual.
@@ -201,7 +201,7 @@ def test_an_event_goes_to_the_players_groups_before_the_watchers_group(
             await real_layer.group_send(group, message)
 
     watchers, players = listen(game_group(game.pk)), listen(game_players_group(game.pk))
-    monkeypatch.setattr("accounts.events.get_channel_layer", lambda: Noting())
+    monkeypatch.setattr("ajedrez.core.events.get_channel_layer", lambda: Noting())
     services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")
     monkeypatch.undo()
     assert sent_to == [

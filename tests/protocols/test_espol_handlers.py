@@ -6,8 +6,8 @@ import inspect
 
 import pytest
 
-from accounts.errors import DomainError
 from accounts.throttling import LoginThrottle
+from ajedrez.core.errors import DomainError
 from games import errors, services
 from games.models import Challenge
 from legacy_tcp.espol import codec as espol
