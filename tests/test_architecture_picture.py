@@ -78,6 +78,10 @@ def code_arrows() -> dict[tuple[str, str], list[str]]:
     return imports_between_parts(sources, picture()["parts"])
 
 
+def _within(module: str, prefixes: list[str]) -> bool:
+    return any(module == prefix or module.startswith(prefix + ".") for prefix in prefixes)
+
+
 def broken_rules(sources: dict[str, str], drawn: dict) -> list[str]:
     """Each import that breaks a ``never`` or an ``only`` rule of ``drawn``."""
     problems = []
@@ -87,9 +91,9 @@ def broken_rules(sources: dict[str, str], drawn: dict) -> list[str]:
             for rule in drawn["never"]:
                 if here not in rule["from"]:
                     continue
-                if any(imported == e or imported.startswith(e + ".") for e in rule.get("except", [])):
+                if _within(imported, rule.get("except", [])):
                     continue
-                if any(imported == t or imported.startswith(t + ".") for t in rule["to"]):
+                if _within(imported, rule["to"]):
                     problems.append(f"{module}:{lineno} imports {imported}: {rule['why']}")
             for rule in drawn["only"]:
                 top = imported.split(".")[0]
