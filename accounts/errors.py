@@ -32,6 +32,11 @@ class WrongPassword(DomainError):
     default_message = _("Wrong password.")
 
 
+class GuestsRateLimited(DomainError):
+    code = "guests_rate_limited"
+    default_message = _("Too many new guests from this address: try again later.")
+
+
 class InvalidGuestName(DomainError):
     code = "invalid_guest_name"
     default_message = _("That name cannot be a guest's.")

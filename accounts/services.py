@@ -23,6 +23,7 @@ from accounts.models import (
     guest_username,
 )
 from accounts.signals import account_closing
+from accounts.throttling import client_address, count_request
 from accounts.types import Player
 from accounts.validators import channel_validator, guest_name_validator, username_validator
 
@@ -219,9 +220,15 @@ def stop_mail(*, player_id: int, kind: str | None) -> None:
         preferences.save(update_fields=["mail", "mail_kinds"])
 
 
-def guest_player(*, gateway: str, name: str, channel: str = "") -> Player:
+def guest_player(
+    *, gateway: str, name: str, channel: str = "", address: str | None = None
+) -> Player:
     """The guest ``name`` of ``gateway`` (and ``channel``): the same account each time the
     name comes back, created the first time (``docs/protocols/guests.md``).
+
+    ``address``: the client's, when the gateway's clients are the players themselves; new
+    guest accounts from one address are limited to :setting:`GUESTS_PER_ADDRESS` in
+    :setting:`GUESTS_WINDOW_SECONDS` (:class:`~accounts.errors.GuestsRateLimited`).
 
     Raises :class:`~accounts.errors.InvalidGuestName` for a name or channel outside
     :data:`~accounts.validators.guest_name_validator` and
@@ -237,6 +244,13 @@ def guest_player(*, gateway: str, name: str, channel: str = "") -> Player:
     found = User.objects.filter(**identity).first()
     if found is not None:
         return found
+    if address is not None:
+        allowance = count_request(
+            "guest", client_address(address) or address,
+            limit=settings.GUESTS_PER_ADDRESS, window=settings.GUESTS_WINDOW_SECONDS,
+        )
+        if not allowance.allowed:
+            raise errors.GuestsRateLimited(retry_after=allowance.retry_after)
     user = User(username=guest_username(gateway, channel, name), is_active=True)
     # A marker, not a hash: no door can log a guest in.
     user.set_unusable_password()

@@ -245,6 +245,14 @@ CHALLENGE_WINDOW_SECONDS = int(os.environ.get("CHALLENGE_WINDOW_SECONDS", "3600"
 # answered 429. 0 turns the bound off.
 PGN_DOWNLOADS_PER_PLAYER = int(os.environ.get("PGN_DOWNLOADS_PER_PLAYER", "1"))
 
+# New guest accounts (the # protocol's INSCRIBIR of a name never seen) one address may
+# make in a window: a pairing loop made 1,462 in 20 s. 0 turns the limit off. Guests that
+# never played a game through (both sides moved) go after GUEST_IDLE_HOURS
+# (manage.py purge_guests, from cron).
+GUESTS_PER_ADDRESS = int(os.environ.get("GUESTS_PER_ADDRESS", "30"))
+GUESTS_WINDOW_SECONDS = int(os.environ.get("GUESTS_WINDOW_SECONDS", "3600"))
+GUEST_IDLE_HOURS = int(os.environ.get("GUEST_IDLE_HOURS", "24"))
+
 # Argon2 (argon2-cffi) hashes every new password. The PBKDF2 hashers after it still verify
 # the hashes made before; a successful login with one re-hashes the password with Argon2
 # (Django's check_password does, through its setter), so old hashes go as players return.

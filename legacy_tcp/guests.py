@@ -45,12 +45,16 @@ def guests_allowed(gateway: str) -> bool:
     return policy is None or policy.guests_allowed
 
 
-def player_for(*, gateway: str, name: str, channel: str = "", trusted: bool) -> Player:
+def player_for(
+    *, gateway: str, name: str, channel: str = "", trusted: bool, address: str | None = None
+) -> Player:
     """The account that ``name`` plays as on ``gateway`` (and IRC ``channel``).
 
     ``trusted``: the gateway requires a shared secret from its clients, so a linked name
-    may act as its account. Raises :class:`NameReserved`, :class:`LinkedAccountClosed`,
-    :class:`GuestsNotAllowed` or :class:`~accounts.errors.InvalidGuestName`.
+    may act as its account. ``address``: the client's, where the players connect
+    themselves (new guests from one address are limited). Raises :class:`NameReserved`,
+    :class:`LinkedAccountClosed`, :class:`GuestsNotAllowed`,
+    :class:`~accounts.errors.GuestsRateLimited` or :class:`~accounts.errors.InvalidGuestName`.
     """
     link = (
         LinkedName.objects.filter(gateway=gateway, channel=channel, name=name)
@@ -65,4 +69,6 @@ def player_for(*, gateway: str, name: str, channel: str = "", trusted: bool) -> 
         return link.player
     if not guests_allowed(gateway):
         raise GuestsNotAllowed()
-    return account_services.guest_player(gateway=gateway, name=name, channel=channel)
+    return account_services.guest_player(
+        gateway=gateway, name=name, channel=channel, address=address
+    )

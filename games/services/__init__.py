@@ -39,6 +39,7 @@ from games.services.upkeep import (
     delete_game,
     expire_due_games,
     name_openings,
+    purge_idle_guests,
 )
 from games.services.vacations import end_spent_vacations, end_vacation, start_vacation
 
@@ -64,6 +65,7 @@ __all__ = [
     "offer_draw",
     "offer_or_accept_draw",
     "preview_move",
+    "purge_idle_guests",
     "resign",
     "set_conditional_lines",
     "start_gateway_game",

@@ -1,12 +1,14 @@
 """The service's own upkeep: the sweep that ends what ran out, the purge of old
-finished games (AdmChess), and naming the openings of games stored without one."""
+finished games (AdmChess) and of idle guests, and naming the openings of games stored
+without one."""
 
 from __future__ import annotations
 
 import datetime as dt
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from games import openings
@@ -60,6 +62,36 @@ def _delete_games(games: QuerySet) -> int:
     Challenge.objects.filter(game__in=games).update(game=None)
     _total, per_model = games.delete()
     return per_model.get("games.Game", 0)
+
+
+def purge_idle_guests(*, older_than_hours: int, batch_size: int = 500) -> int:
+    """Delete the guest accounts (``docs/protocols/guests.md``) made more than
+    ``older_than_hours`` ago that never played a game through, with their games: none in
+    progress and none in which both sides moved (a pairing left at once is aborted or lost
+    before that, and tells nothing). Returns how many guests went. In batches, each in a
+    short transaction of its own.
+    """
+    if older_than_hours < 0:
+        raise ValueError("older_than_hours must not be negative")
+    cutoff = timezone.now() - dt.timedelta(hours=older_than_hours)
+    # Both sides have moved once two half-moves are played, whoever began.
+    kept = Game.objects.filter(Q(status=Game.Status.ACTIVE) | Q(next_move_number__gte=3))
+    idle = (
+        get_user_model()
+        .objects.filter(guest__isnull=False, date_joined__lt=cutoff)
+        .exclude(pk__in=kept.values("white_id"))
+        .exclude(pk__in=kept.values("black_id"))
+    )
+    purged = 0
+    while True:
+        ids = list(idle.order_by("pk").values_list("pk", flat=True)[:batch_size])
+        if not ids:
+            return purged
+        with transaction.atomic():
+            _delete_games(Game.objects.filter(Q(white_id__in=ids) | Q(black_id__in=ids)))
+            purged += get_user_model().objects.filter(pk__in=ids).delete()[1].get(
+                get_user_model()._meta.label, 0
+            )
 
 
 def name_openings(*, batch_size: int = 500) -> int:

@@ -70,6 +70,7 @@ DOMAIN_ERRORS = {
     "guests_not_allowed": "Solo juegan los nombres vinculados a una cuenta",
     "name_reserved": "Nombre reservado",
     "linked_account_closed": "Cuenta cerrada",
+    "guests_rate_limited": "Demasiados invitados nuevos desde esta dirección; inténtelo más tarde",
 }
 
 

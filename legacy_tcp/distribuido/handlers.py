@@ -18,9 +18,10 @@ from legacy_tcp import guests
 GATEWAY = guests.DISTRIBUIDO
 
 
-def register(name: str, trusted: bool) -> tuple[Player, bool]:
-    """The account ``name`` plays as, and whether it is a guest."""
-    player = guests.player_for(gateway=GATEWAY, name=name, trusted=trusted)
+def register(name: str, trusted: bool, address: str) -> tuple[Player, bool]:
+    """The account ``name`` plays as, and whether it is a guest (a new one counted
+    against ``address``, the client's)."""
+    player = guests.player_for(gateway=GATEWAY, name=name, trusted=trusted, address=address)
     return player, account_selectors.is_guest(player.pk)
 
 

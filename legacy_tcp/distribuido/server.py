@@ -154,7 +154,7 @@ class DistribuidoServer(PasswordlessGateway):
         self.names[name] = conn
         try:
             session.player, session.guest = await self.run_in_db(
-                handlers.register, name, self.trusted
+                handlers.register, name, self.trusted, conn.address
             )
         except BaseException:
             del self.names[name]
