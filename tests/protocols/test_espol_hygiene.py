@@ -362,9 +362,13 @@ def test_logging_into_an_account_does_not_clear_the_addresss_slowdown(
         assert client.send("PASS:wrong").code == 815
     client.send("USER:carol")
     assert client.send(f"PASS:{PASSWORD}").code == 102
+    # The address keeps its two failures, and so the wait of the next check after them
+    # (read from the throttle: a measured wait also holds the hashes' time, which a
+    # loaded machine stretches either way).
+    throttle = runner.server.throttle
+    assert throttle.failed("dave", "127.0.0.1").for_address == 3
     client.send("USER:alice")
-    code, seconds = timed(client, "PASS:wrong")
-    assert code == 815 and seconds >= 0.45
+    assert client.send("PASS:wrong").code == 815
     client.close()
 
 

@@ -44,6 +44,21 @@ def cookies(alice, bob, carol) -> dict[str, bytes]:
     return {u.username: cookie_for(u) for u in (alice, bob, carol)}
 
 
+class Communicator(WebsocketCommunicator):
+    """The test communicator with waits that a loaded machine does not overrun: its
+    defaults (one second) failed handshakes under a full parallel run. A test that waits
+    for nothing to come says so with its own short timeout."""
+
+    async def connect(self, timeout: float = 10):  # type: ignore[override]
+        return await super().connect(timeout)
+
+    async def receive_from(self, timeout: float = 10):  # type: ignore[override]
+        return await super().receive_from(timeout)
+
+    async def receive_json_from(self, timeout: float = 10):  # type: ignore[override]
+        return await super().receive_json_from(timeout)
+
+
 def communicator(
     path: str, cookie: bytes | None, origin=ORIGIN, extra_headers=()
 ) -> WebsocketCommunicator:
@@ -54,7 +69,7 @@ def communicator(
         headers.append(origin)
     if cookie:
         headers.append((b"cookie", cookie))
-    return WebsocketCommunicator(application, path, headers=headers)
+    return Communicator(application, path, headers=headers)
 
 
 async def open_game(
