@@ -26,6 +26,9 @@ and changes when and how much work is done:
   message share it and must not change it, which is also what channels-redis does (one
   decoded message handed to all of a process's channels in the group); the consumers here
   only read events. A direct ``send`` still copies, as upstream.
+
+With ``REDIS_URL`` the settings pick channels-redis instead; :func:`redis_layer_host` is
+the host entry they give it.
 """
 
 from __future__ import annotations
@@ -34,8 +37,10 @@ import asyncio
 import time
 from copy import deepcopy
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from channels.layers import InMemoryChannelLayer
+from django.core.exceptions import ImproperlyConfigured
 
 
 class LazyExpiryInMemoryChannelLayer(InMemoryChannelLayer):
@@ -107,3 +112,43 @@ class LazyExpiryInMemoryChannelLayer(InMemoryChannelLayer):
                 self._queue(channel).put_nowait((expires, shared))
             except asyncio.QueueFull:
                 continue
+
+
+# channels-redis waits for a consumer's next message with a blocking pop (BZPOPMIN) of
+# 5 s (``RedisChannelLayer.brpop_timeout``). redis-py 8 gives every connection a 5 s
+# ``socket_timeout`` by default, so an idle consumer's read gave up just before Redis
+# answered, the consumer crashed and its WebSocket closed with 1011 (channels_redis#422,
+# redis-py#4091). The layer's connections therefore get a socket timeout well above the
+# pop; it stays finite so that a Redis gone without closing the connection is noticed.
+REDIS_BLOCKING_POP_SECONDS = 5.0
+REDIS_SOCKET_TIMEOUT = 15.0
+# Below this a timeout races Redis's own answer to the pop (Redis ends timed-out blocking
+# commands on its periodic tick, a little after the 5 s), so a smaller one is refused.
+REDIS_SOCKET_TIMEOUT_MIN = 2 * REDIS_BLOCKING_POP_SECONDS
+
+
+def redis_layer_host(url: str) -> dict[str, Any]:
+    """The channel layer's host entry for ``url``: the URL kept whole, with its query
+    parameters, and a socket timeout the blocking pop cannot outlast.
+
+    channels-redis hands ``address`` to redis-py's ``ConnectionPool.from_url`` with the
+    other keys as keyword arguments, and there the URL's own parameters win: so a
+    ``socket_timeout`` in the URL is honoured when it is large enough, and refused
+    rather than quietly replaced when it is not.
+    """
+    given = parse_qs(urlsplit(url).query).get("socket_timeout")
+    if given:
+        try:
+            seconds = float(given[0])
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"REDIS_URL: socket_timeout={given[0]!r} is not a number of seconds"
+            ) from None
+        if not seconds >= REDIS_SOCKET_TIMEOUT_MIN:
+            raise ImproperlyConfigured(
+                f"REDIS_URL: socket_timeout={given[0]} is too small for the channel layer: "
+                f"its blocking pop waits {REDIS_BLOCKING_POP_SECONDS:g} s, so idle "
+                f"WebSockets would be dropped. Give at least {REDIS_SOCKET_TIMEOUT_MIN:g} "
+                f"s, or leave it out (default {REDIS_SOCKET_TIMEOUT:g} s)."
+            )
+    return {"address": url, "socket_timeout": REDIS_SOCKET_TIMEOUT}

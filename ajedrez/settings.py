@@ -19,6 +19,8 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
+from ajedrez import channel_layers
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -162,44 +164,11 @@ else:
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# channels-redis waits for a consumer's next message with a blocking pop (BZPOPMIN) of
-# 5 s (``RedisChannelLayer.brpop_timeout``). redis-py 8 gives every connection a 5 s
-# ``socket_timeout`` by default, so an idle consumer's read gave up just before Redis
-# answered, the consumer crashed and its WebSocket closed with 1011 (channels_redis#422,
-# redis-py#4091). The layer's connections therefore get a socket timeout well above the
-# pop; it stays finite so that a Redis gone without closing the connection is noticed.
-REDIS_BLOCKING_POP_SECONDS = 5.0
-REDIS_SOCKET_TIMEOUT = 15.0
-# Below this a timeout races Redis's own answer to the pop (Redis ends timed-out blocking
-# commands on its periodic tick, a little after the 5 s), so a smaller one is refused.
-REDIS_SOCKET_TIMEOUT_MIN = 2 * REDIS_BLOCKING_POP_SECONDS
-
-
-def _redis_layer_host(url: str) -> dict[str, Any]:
-    """The channel layer's host entry for ``url``: the URL kept whole, with its query
-    parameters, and a socket timeout the blocking pop cannot outlast.
-
-    channels-redis hands ``address`` to redis-py's ``ConnectionPool.from_url`` with the
-    other keys as keyword arguments, and there the URL's own parameters win: so a
-    ``socket_timeout`` in the URL is honoured when it is large enough, and refused
-    rather than quietly replaced when it is not.
-    """
-    given = parse_qs(urlsplit(url).query).get("socket_timeout")
-    if given:
-        try:
-            seconds = float(given[0])
-        except ValueError:
-            raise ImproperlyConfigured(
-                f"REDIS_URL: socket_timeout={given[0]!r} is not a number of seconds"
-            ) from None
-        if not seconds >= REDIS_SOCKET_TIMEOUT_MIN:
-            raise ImproperlyConfigured(
-                f"REDIS_URL: socket_timeout={given[0]} is too small for the channel layer: "
-                f"its blocking pop waits {REDIS_BLOCKING_POP_SECONDS:g} s, so idle "
-                f"WebSockets would be dropped. Give at least {REDIS_SOCKET_TIMEOUT_MIN:g} "
-                f"s, or leave it out (default {REDIS_SOCKET_TIMEOUT:g} s)."
-            )
-    return {"address": url, "socket_timeout": REDIS_SOCKET_TIMEOUT}
+# The Redis layer's connections get a socket timeout its blocking pop cannot outlast
+# (channels_redis#422): ajedrez.channel_layers.redis_layer_host, with these bounds.
+REDIS_BLOCKING_POP_SECONDS = channel_layers.REDIS_BLOCKING_POP_SECONDS
+REDIS_SOCKET_TIMEOUT = channel_layers.REDIS_SOCKET_TIMEOUT
+REDIS_SOCKET_TIMEOUT_MIN = channel_layers.REDIS_SOCKET_TIMEOUT_MIN
 
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
@@ -207,7 +176,7 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [_redis_layer_host(REDIS_URL)]},
+            "CONFIG": {"hosts": [channel_layers.redis_layer_host(REDIS_URL)]},
         }
     }
 else:

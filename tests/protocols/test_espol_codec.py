@@ -11,7 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from legacy_tcp.espol import codec as espol
-from legacy_tcp.espol.codec import Code, FrameDecoder, ParseError, frames, parse_line
+
+# Where frames are cut, and so where the frame size cap is read (and patched).
+from legacy_tcp.espol.codec import Code, FrameDecoder, ParseError, frames, framing, parse_line
 
 # --------------------------------------------------------------------------- lines
 
@@ -249,7 +251,7 @@ def test_text_over_65535_bytes_is_cut_between_characters(char, first):
 @given(st.text(min_size=1, max_size=200))
 def test_every_frame_of_any_text_is_valid_utf8(text):
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(espol, "MAX_FRAME_DATA", 7)
+        patch.setattr(framing, "MAX_FRAME_DATA", 7)
         (response,) = FrameDecoder().feed(frames(103, text))
     assert all(0 < len(part) <= 7 for part in response.parts)
     assert "".join(part.decode("utf-8") for part in response.parts) == text
@@ -306,7 +308,7 @@ RECORD_TEXT = st.characters(codec="utf-8", exclude_characters=",")
 def test_any_list_arrives_whole_with_every_frame_ending_on_a_record(head, names):
     records = [f"{name}," for name in names]
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(espol, "MAX_FRAME_DATA", 40)
+        patch.setattr(framing, "MAX_FRAME_DATA", 40)
         (response,) = FrameDecoder().feed(espol.record_frames(103, records, head=head))
     for part in response.parts[:-1]:
         assert len(part) <= 40

@@ -1,8 +1,8 @@
-"""Challenges, games and moves of correspondence chess.
+"""A game of correspondence chess and its moves.
 
 The integrity rules live in the database as well as in the service layer, so that two
 front doors racing each other cannot break them: one move per (game, number), at most one
-active game per pair of players, at most one pending challenge per pair of players.
+active game per pair of players.
 """
 
 from __future__ import annotations
@@ -14,65 +14,11 @@ from django.db.models.functions import Greatest, Least
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import NotificationKind
 from accounts.types import Player
 from games import clock, rules
 
 # Days per move a challenge or game may carry; NULL is no time control.
-_VALID_DAYS = Q(days_per_move__isnull=True) | Q(days_per_move__in=clock.DAYS_PER_MOVE)
-
-
-class Challenge(models.Model):
-    """An invitation to play; the challenged player accepts it and picks the colour."""
-
-    class Status(models.TextChoices):
-        PENDING = "pending", _("pending")
-        ACCEPTED = "accepted", _("accepted")
-        DECLINED = "declined", _("declined")
-        WITHDRAWN = "withdrawn", _("withdrawn")
-
-    challenger = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="challenges_sent"
-    )
-    challenged = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="challenges_received"
-    )
-    created_at = models.DateTimeField(default=timezone.now)
-    status = models.CharField(max_length=10, choices=Status, default=Status.PENDING)
-    decided_at = models.DateTimeField(null=True, blank=True)
-    game = models.OneToOneField(
-        "Game", null=True, blank=True, on_delete=models.SET_NULL, related_name="challenge"
-    )
-    # The game's time control: days per move (games.clock.DAYS_PER_MOVE), or None.
-    days_per_move = models.PositiveSmallIntegerField(_("days per move"), null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-        constraints = [
-            models.CheckConstraint(condition=_VALID_DAYS, name="challenge_days_per_move"),
-            models.CheckConstraint(
-                condition=~Q(challenger=models.F("challenged")), name="challenge_not_self"
-            ),
-            # Unordered pair: covers "one pending challenge per ordered pair" and refuses
-            # a challenge to someone who already challenged you, even when both race.
-            models.UniqueConstraint(
-                Least("challenger", "challenged"),
-                Greatest("challenger", "challenged"),
-                condition=Q(status="pending"),
-                name="one_pending_challenge_per_pair",
-            ),
-        ]
-        indexes = [
-            models.Index(fields=["challenged", "status", "created_at"]),
-            models.Index(fields=["challenger", "status", "created_at"]),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.challenger} → {self.challenged} ({self.status})"
-
-    @property
-    def time_control_label(self) -> str:
-        return clock.label(self.days_per_move)
+VALID_DAYS = Q(days_per_move__isnull=True) | Q(days_per_move__in=clock.DAYS_PER_MOVE)
 
 
 # Shown to people (and translated); the stored values are rules.Termination's.
@@ -198,7 +144,7 @@ class Game(models.Model):
         ordering = ["-updated_at"]
         constraints = [
             models.CheckConstraint(condition=~Q(white=models.F("black")), name="game_not_self"),
-            models.CheckConstraint(condition=_VALID_DAYS, name="game_days_per_move"),
+            models.CheckConstraint(condition=VALID_DAYS, name="game_days_per_move"),
             models.UniqueConstraint(
                 Least("white", "black"),
                 Greatest("white", "black"),
@@ -348,209 +294,3 @@ class Move(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game.public_id if self.game_id else '?'} #{self.number} {self.san}"
-
-
-class Vacation(models.Model):
-    """A spell of vacation (chess.com's model): while it lasts, every clock where the
-    player is to move stands still; it ends when the player ends it, or by ``ends_by``,
-    when the year's allowance (``VACATION_DAYS_PER_YEAR``) is spent."""
-
-    player = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="vacations"
-    )
-    started_at = models.DateTimeField(_("started at"))
-    ends_by = models.DateTimeField(_("ends at the latest"))
-    ended_at = models.DateTimeField(_("ended at"), null=True, blank=True)
-
-    class Meta:
-        ordering = ["-started_at"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["player"], condition=Q(ended_at__isnull=True),
-                name="one_vacation_at_a_time",
-            ),
-        ]
-        indexes = [
-            models.Index(fields=["player", "started_at"]),
-            models.Index(
-                fields=["ends_by"], condition=Q(ended_at__isnull=True), name="vacation_running"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.player} {self.started_at:%Y-%m-%d} – {self.ended_at or '…'}"
-
-
-class ChatMessage(models.Model):
-    """A line of a game's chat. Two rooms per game: its players', and its spectators',
-    which the players cannot read while the game runs (no advice from the gallery)."""
-
-    class Room(models.TextChoices):
-        PLAYERS = "players", _("players")
-        SPECTATORS = "spectators", _("spectators")
-
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="chat_messages")
-    room = models.CharField(_("room"), max_length=10, choices=Room)
-    author = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.CASCADE,
-        related_name="chat_messages",
-        verbose_name=_("author"),
-    )
-    # Stored as typed; every page and frame escapes it when it shows it.
-    text = models.CharField(_("text"), max_length=300)
-    created_at = models.DateTimeField(_("sent at"), default=timezone.now)
-
-    class Meta:
-        ordering = ["created_at", "pk"]
-        verbose_name = _("chat message")
-        verbose_name_plural = _("chat messages")
-        indexes = [models.Index(fields=["game", "room", "created_at"])]
-
-    def __str__(self) -> str:
-        return f"{self.author}: {self.text[:40]}"
-
-
-class ChatMute(models.Model):
-    """A player staff have silenced in every game's chat until the row is removed."""
-
-    player = models.OneToOneField(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.CASCADE,
-        primary_key=True,
-        related_name="chat_mute",
-        verbose_name=_("player"),
-    )
-    muted_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-        verbose_name=_("muted by"),
-    )
-    muted_at = models.DateTimeField(_("muted at"), default=timezone.now)
-
-    class Meta:
-        verbose_name = _("chat mute")
-        verbose_name_plural = _("chat mutes")
-
-    def __str__(self) -> str:
-        return f"{self.player} muted"
-
-
-class ConditionalLines(models.Model):
-    """One player's conditional moves on one game ("if they play X, I reply Y, then if
-    Z, W…"), waiting for the opponent's move: :mod:`games.conditional`.
-
-    ``lines`` holds lists of UCI moves, each starting with the opponent's move due as
-    half-move ``from_move`` and alternating with the owner's replies; the lines agree
-    wherever they share a beginning, so they form one tree. Only the services write it;
-    only its owner ever sees it.
-    """
-
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="conditional_lines")
-    player = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conditional_lines"
-    )
-    from_move = models.PositiveIntegerField()
-    lines = models.JSONField(default=list)
-    updated_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["game", "player"], name="one_set_of_lines_per_player")
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.player} on {self.game_id}: {len(self.lines)} line(s)"
-
-
-class Notification(models.Model):
-    """Something a player is told in the app (the bell): written by the services inside
-    their transaction through :func:`games.notifications.notify`, read by its recipient
-    only. Several "opponent moved" of one game while unread are one row, updated."""
-
-    recipient = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.CASCADE,
-        related_name="notifications",
-        verbose_name=_("recipient"),
-    )
-    kind = models.CharField(_("kind"), max_length=24, choices=NotificationKind)
-    game = models.ForeignKey(
-        Game,
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="notifications",
-        verbose_name=_("game"),
-    )
-    challenge = models.ForeignKey(
-        Challenge,
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="notifications",
-        verbose_name=_("challenge"),
-    )
-    # Who did it (the opponent who moved, the challenger…); None when nobody did (time).
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-        verbose_name=_("by"),
-    )
-    # Facts of the event that the rows above do not keep: the move's SAN, how the game
-    # ended, whether a draw offer was accepted. Plain JSON values only.
-    detail = models.JSONField(_("detail"), default=dict, blank=True)
-    created_at = models.DateTimeField(_("created at"), default=timezone.now)
-    read_at = models.DateTimeField(_("read at"), null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-pk"]
-        verbose_name = _("notification")
-        verbose_name_plural = _("notifications")
-        indexes = [
-            # The bell's count and the unread of a game (marked read when it is opened).
-            models.Index(
-                fields=["recipient", "-created_at"],
-                condition=Q(read_at__isnull=True),
-                name="notification_unread",
-            ),
-            # The notifications page: all of a player's, newest first.
-            models.Index(fields=["recipient", "-created_at"], name="notification_recipient"),
-            # The purge of old read ones.
-            models.Index(
-                fields=["read_at"], condition=Q(read_at__isnull=False), name="notification_read"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.kind} for {self.recipient_id}"
-
-    @property
-    def is_unread(self) -> bool:
-        return self.read_at is None
-
-
-class MailedMove(models.Model):
-    """When a player was last mailed "your move" about a game: at most one such mail per
-    game and player in ``MAIL_MOVE_INTERVAL_HOURS`` (games.mail). Claimed under its row
-    lock before the mail goes, and given back if the send fails."""
-
-    recipient = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
-    )
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
-    sent_at = models.DateTimeField()
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["recipient", "game"], name="one_mailed_move_per_game")
-        ]
-
-    def __str__(self) -> str:
-        return f"move mail of {self.game_id} to {self.recipient_id} at {self.sent_at}"

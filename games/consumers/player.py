@@ -1,0 +1,65 @@
+"""A player's own pages (``ws/player/``) and the live lobby (``ws/lobby/``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from games import state
+from games.consumers.base import LimitedJsonConsumer, error_frame
+from games.events import LOBBY_GROUP, player_group
+
+
+class PlayerConsumer(LimitedJsonConsumer):
+    """A player's own pages (the dashboard): events of their games and challenges."""
+
+    database_free_handlers = frozenset(
+        {"account_closed", "game_event", "challenge_event", "notifications_count"}
+    )
+
+    async def join(self) -> None:
+        self.group = player_group(self.user.pk)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        self.joined = True
+        await self.accept()
+        await self.send_json({"type": "hello", "player": self.user.get_username()})
+
+    async def leave(self) -> None:
+        if getattr(self, "joined", False):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def handle(self, message: dict[str, Any]) -> None:
+        if message["type"] == "ping":
+            await self.send_json({"type": "pong"})
+            return
+        await self.send_json(
+            error_frame(
+                "unknown_type", _("Unknown message type “%(type)s”.") % {"type": message["type"]}
+            )
+        )
+
+    async def game_event(self, event: dict[str, Any]) -> None:
+        await self.send(text_data=state.frame_text(event, state.DASHBOARD))
+
+    async def challenge_event(self, event: dict[str, Any]) -> None:
+        await self.send_json(state.dashboard_frame(event, kind="challenge"))
+
+    async def notifications_count(self, event: dict[str, Any]) -> None:
+        # The bell: the count is read once after the commit (games.notifications).
+        frame = {"type": "notifications", "unread": event["unread"]}
+        if "id" in event:
+            frame.update(id=event["id"], game=event["game"])
+        await self.send_json(frame)
+
+
+class LobbyConsumer(PlayerConsumer):
+    """The live lobby's page: told of every game's events (the page then fetches its
+    list again), never of anyone's challenges."""
+
+    async def join(self) -> None:
+        self.group = LOBBY_GROUP
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        self.joined = True
+        await self.accept()
+        await self.send_json({"type": "hello", "player": self.user.get_username()})
