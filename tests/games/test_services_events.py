@@ -7,6 +7,7 @@ layer: the in-memory one by default, Redis when ``REDIS_URL`` is set.
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -36,9 +37,32 @@ class Listener:
             loop.run_until_complete(layer.group_add(group, self.channel))
 
     def receive(self, timeout: float = 2.0) -> dict[str, Any]:
-        return self.loop.run_until_complete(
-            asyncio.wait_for(self.layer.receive(self.channel), timeout)
+        return self.loop.run_until_complete(self._receive(timeout))
+
+    async def _receive(self, timeout: float) -> dict[str, Any]:
+        """The next message, or TimeoutError after ``timeout``. Never by cancelling a
+        receive: channels-redis's receive, cancelled in the middle of its blocking pop,
+        once never returned under a loaded parallel run. A message of our own marks the
+        timeout instead, and one left from an earlier timeout is skipped."""
+        token = uuid.uuid4().hex
+        loop = asyncio.get_running_loop()
+        marker = {"type": "test.timeout", "token": token}
+        sending: list[asyncio.Future] = []
+        timer = loop.call_later(
+            timeout,
+            lambda: sending.append(asyncio.ensure_future(self.layer.send(self.channel, marker))),
         )
+        try:
+            while True:
+                message = await self.layer.receive(self.channel)
+                if message.get("type") != "test.timeout":
+                    return message
+                if message["token"] == token:
+                    raise TimeoutError
+        finally:
+            timer.cancel()
+            if sending:
+                await sending[0]
 
     def assert_silent(self, timeout: float = 0.3) -> None:
         with pytest.raises(asyncio.TimeoutError):
