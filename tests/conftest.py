@@ -19,6 +19,7 @@ from tests.servers import (
     database_url_for_servers,
     wait_for_server_sessions_to_end,
 )
+from tests.workers import use_the_workers_own_redis_database
 
 User = get_user_model()
 
@@ -32,6 +33,10 @@ PASSWORD = "correct-horse"
 # servers the tests start in other processes keep the setting's default; they are
 # stopped, and their sessions waited for, before the database is dropped.
 django_settings.DATABASES["default"]["CONN_MAX_AGE"] = 0
+
+# Settings are loaded before this file (by pytest-django): a worker of a parallel run
+# moves to its own Redis database here, before anything uses it.
+use_the_workers_own_redis_database()
 
 
 def pytest_collection_modifyitems(config, items) -> None:
