@@ -13,6 +13,7 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
 from games import services
 from games.models import Game
+from tests.passes import channel_layer_guard, deselect_engine_independent
 from tests.servers import (
     DaphneProcess,
     collect_static,
@@ -40,9 +41,13 @@ use_the_workers_own_redis_database()
 
 
 def pytest_collection_modifyitems(config, items) -> None:
-    """Tests marked ``postgres`` or ``redis`` skip, with the reason shown, without them."""
+    """Tests marked ``postgres`` or ``redis`` skip, with the reason shown, without them.
+    On PostgreSQL or Redis, the tests that use neither database nor channel layer are
+    left out: they ran in the pass on the embedded defaults (tests/passes.py)."""
     on_postgres = django_settings.DATABASES["default"]["ENGINE"].endswith("postgresql")
     on_redis = bool(os.environ.get("REDIS_URL"))
+    if on_postgres or on_redis:
+        deselect_engine_independent(config, items)
     skip_pg = pytest.mark.skip(reason="needs PostgreSQL: set DATABASE_URL=postgresql://...")
     skip_redis = pytest.mark.skip(reason="needs Redis: set REDIS_URL=redis://...")
     for item in items:
@@ -50,6 +55,11 @@ def pytest_collection_modifyitems(config, items) -> None:
             item.add_marker(skip_pg)
         if "redis" in item.keywords and not on_redis:
             item.add_marker(skip_redis)
+
+
+@pytest.fixture(autouse=True)
+def _channel_layer_guard(request, monkeypatch) -> Iterator[None]:
+    yield from channel_layer_guard(request, monkeypatch)
 
 
 @pytest.fixture(scope="session", autouse=True)

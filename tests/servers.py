@@ -81,6 +81,9 @@ def collect_static(root: Path = TEST_STATIC_ROOT) -> Path:
 
 def database_url_for_servers() -> str:
     """The URL of the test database this pytest process created, for a server process."""
+    # Refused (by pytest-django) unless the test asked for the database: a test that
+    # starts a server on it is then one that runs on PostgreSQL too (tests/passes.py).
+    connection.ensure_connection()
     db = connection.settings_dict
     if db["ENGINE"].endswith("sqlite3"):
         return f"sqlite:///{db['NAME']}"
