@@ -211,3 +211,16 @@ def daphne(transactional_db, tmp_path) -> Iterator[Callable[..., DaphneProcess]]
     for server in started:
         server.stop()
     wait_for_server_sessions_to_end()
+
+
+@pytest.fixture(scope="module")
+def module_daphne(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[DaphneProcess]:
+    """One Daphne on the test database for a module's tests that only send it requests
+    that read nothing of the database (each start costs seconds)."""
+    with django_db_blocker.unblock():
+        database_url = database_url_for_servers()
+    server = DaphneProcess(database_url, tmp_path_factory.mktemp("daphne") / "daphne.log")
+    yield server
+    server.stop()
+    with django_db_blocker.unblock():
+        wait_for_server_sessions_to_end()
