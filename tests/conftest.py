@@ -62,6 +62,16 @@ def _channel_layer_guard(request, monkeypatch) -> Iterator[None]:
     yield from channel_layer_guard(request, monkeypatch)
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker) -> Iterator[None]:
+    """pytest-django's test database, dropped only once the sessions of the servers and
+    threads the last tests started have ended: PostgreSQL refuses to drop a database in
+    use, and under xdist any test may be a worker's last."""
+    yield
+    with django_db_blocker.unblock():
+        wait_for_server_sessions_to_end()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _collected_static_files() -> Iterator[None]:
     """Pages name static files by their hashed names, read from collectstatic's manifest:
