@@ -13,12 +13,14 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
 from games import services
 from games.models import Game
+from tests.passes import channel_layer_guard, deselect_engine_independent
 from tests.servers import (
     DaphneProcess,
     collect_static,
     database_url_for_servers,
     wait_for_server_sessions_to_end,
 )
+from tests.workers import use_the_workers_own_redis_database
 
 User = get_user_model()
 
@@ -33,11 +35,19 @@ PASSWORD = "correct-horse"
 # stopped, and their sessions waited for, before the database is dropped.
 django_settings.DATABASES["default"]["CONN_MAX_AGE"] = 0
 
+# Settings are loaded before this file (by pytest-django): a worker of a parallel run
+# moves to its own Redis database here, before anything uses it.
+use_the_workers_own_redis_database()
+
 
 def pytest_collection_modifyitems(config, items) -> None:
-    """Tests marked ``postgres`` or ``redis`` skip, with the reason shown, without them."""
+    """Tests marked ``postgres`` or ``redis`` skip, with the reason shown, without them.
+    On PostgreSQL or Redis, the tests that use neither database nor channel layer are
+    left out: they ran in the pass on the embedded defaults (tests/passes.py)."""
     on_postgres = django_settings.DATABASES["default"]["ENGINE"].endswith("postgresql")
     on_redis = bool(os.environ.get("REDIS_URL"))
+    if on_postgres or on_redis:
+        deselect_engine_independent(config, items)
     skip_pg = pytest.mark.skip(reason="needs PostgreSQL: set DATABASE_URL=postgresql://...")
     skip_redis = pytest.mark.skip(reason="needs Redis: set REDIS_URL=redis://...")
     for item in items:
@@ -45,6 +55,21 @@ def pytest_collection_modifyitems(config, items) -> None:
             item.add_marker(skip_pg)
         if "redis" in item.keywords and not on_redis:
             item.add_marker(skip_redis)
+
+
+@pytest.fixture(autouse=True)
+def _channel_layer_guard(request, monkeypatch) -> Iterator[None]:
+    yield from channel_layer_guard(request, monkeypatch)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker) -> Iterator[None]:
+    """pytest-django's test database, dropped only once the sessions of the servers and
+    threads the last tests started have ended: PostgreSQL refuses to drop a database in
+    use, and under xdist any test may be a worker's last."""
+    yield
+    with django_db_blocker.unblock():
+        wait_for_server_sessions_to_end()
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -196,3 +221,16 @@ def daphne(transactional_db, tmp_path) -> Iterator[Callable[..., DaphneProcess]]
     for server in started:
         server.stop()
     wait_for_server_sessions_to_end()
+
+
+@pytest.fixture(scope="module")
+def module_daphne(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[DaphneProcess]:
+    """One Daphne on the test database for a module's tests that only send it requests
+    that read nothing of the database (each start costs seconds)."""
+    with django_db_blocker.unblock():
+        database_url = database_url_for_servers()
+    server = DaphneProcess(database_url, tmp_path_factory.mktemp("daphne") / "daphne.log")
+    yield server
+    server.stop()
+    with django_db_blocker.unblock():
+        wait_for_server_sessions_to_end()

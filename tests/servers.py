@@ -81,6 +81,14 @@ def collect_static(root: Path = TEST_STATIC_ROOT) -> Path:
 
 def database_url_for_servers() -> str:
     """The URL of the test database this pytest process created, for a server process."""
+    # Refused (by pytest-django) unless the test asked for the database: a test that
+    # starts a server on it is then one that runs on PostgreSQL too (tests/passes.py).
+    # A connection opened only for this check (in another thread, say) is closed again:
+    # left open, it would keep the test database from being dropped.
+    opened_here = connection.connection is None
+    connection.ensure_connection()
+    if opened_here:
+        connection.close()
     db = connection.settings_dict
     if db["ENGINE"].endswith("sqlite3"):
         return f"sqlite:///{db['NAME']}"

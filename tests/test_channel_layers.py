@@ -9,9 +9,11 @@ past ``group_expiry`` ends.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import pytest
+import time_machine
 
 from ajedrez.channel_layers import LazyExpiryInMemoryChannelLayer
 
@@ -135,12 +137,14 @@ async def test_the_sweep_removes_a_channel_nobody_reads_once_its_message_expired
 async def test_a_group_membership_past_group_expiry_ends():
     # Upstream counts group expiry in whole seconds: 1 s is the shortest that works.
     layer = LazyExpiryInMemoryChannelLayer(group_expiry=1, sweep_interval=0)
-    (old,) = await channels_in(layer, "game-1", 1)
-    await asyncio.sleep(2.1)
-    (new,) = await channels_in(layer, "game-1", 1)
-    await layer.group_send("game-1", {"type": "game.event"})
-    assert (await receive(layer, new))["type"] == "game.event"
-    await assert_nothing_for(layer, old)
+    # The layer reads the wall clock (time.time) for memberships: travel, do not sleep.
+    with time_machine.travel(time.time(), tick=True) as clock:
+        (old,) = await channels_in(layer, "game-1", 1)
+        clock.shift(2.1)
+        (new,) = await channels_in(layer, "game-1", 1)
+        await layer.group_send("game-1", {"type": "game.event"})
+        assert (await receive(layer, new))["type"] == "game.event"
+        await assert_nothing_for(layer, old)
 
 
 class CountingSweeps(LazyExpiryInMemoryChannelLayer):

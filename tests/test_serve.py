@@ -83,24 +83,28 @@ def _serve(tmp_path: Path, static_root: Path, *options: str):
 
 @pytest.fixture
 def served(tmp_path):
-    """``serve`` on the files this test run collected (collecting takes seconds)."""
-    yield from _serve(tmp_path, settings.STATIC_ROOT, "--no-collectstatic")
+    """``serve`` on the files this test run collected (collecting takes seconds), without
+    the demo's players (each a password hash), for a test that stops it."""
+    yield from _serve(tmp_path, settings.STATIC_ROOT, "--no-collectstatic", "--no-demo")
 
 
-@pytest.fixture
-def served_fresh(tmp_path):
-    """``serve`` with an empty STATIC_ROOT, as on a new checkout."""
+@pytest.fixture(scope="module")
+def served_once(tmp_path_factory):
+    """One ``serve`` for the tests that only talk to it (each start migrates a new
+    database and seeds the demo: seconds), with an empty STATIC_ROOT, as on a new
+    checkout."""
+    tmp_path = tmp_path_factory.mktemp("served")
     yield from _serve(tmp_path, tmp_path / "static")
 
 
-def test_serve_prints_the_demo_admin_login(served):
-    _process, _web, _espol, output, tmp_path = served
+def test_serve_prints_the_demo_admin_login(served_once):
+    _process, _web, _espol, output, tmp_path = served_once
     password = (tmp_path / "demo-admin").read_text().strip()
     assert f"admin / {password}" in output
 
 
-def test_serve_collects_the_static_files_and_serves_them_by_hashed_names(served_fresh):
-    _process, web_port, _espol, output, tmp_path = served_fresh
+def test_serve_collects_the_static_files_and_serves_them_by_hashed_names(served_once):
+    _process, web_port, _espol, output, tmp_path = served_once
     assert "ESPOL gateway:" in output, output
     with urllib.request.urlopen(f"http://127.0.0.1:{web_port}/admin/login/", timeout=10) as r:
         assert r.status == 200
@@ -112,8 +116,8 @@ def test_serve_collects_the_static_files_and_serves_them_by_hashed_names(served_
         assert r.status == 200 and b"{" in r.read()
 
 
-def test_serve_runs_the_espol_gateway_on_the_same_database(served):
-    _process, _web, espol_port, output, _tmp = served
+def test_serve_runs_the_espol_gateway_on_the_same_database(served_once):
+    _process, _web, espol_port, output, _tmp = served_once
     assert "ESPOL gateway:" in output, output
     with socket.create_connection(("127.0.0.1", espol_port), timeout=10) as sock:
         sock.sendall(b"USER:alice\r\n")
@@ -126,8 +130,8 @@ def test_serve_runs_the_espol_gateway_on_the_same_database(served):
         assert data.startswith(b"P0000001:alice:bob:")
 
 
-def test_serve_runs_the_hash_protocol_gateway_on_the_same_database(served):
-    process, _web, _espol, output, _tmp = served
+def test_serve_runs_the_hash_protocol_gateway_on_the_same_database(served_once):
+    process, _web, _espol, output, _tmp = served_once
     assert "# protocol gateway:" in output, output
     with socket.create_connection(("127.0.0.1", process.distribuido_port), timeout=10) as sock:
         reader = sock.makefile("rb")
@@ -138,8 +142,8 @@ def test_serve_runs_the_hash_protocol_gateway_on_the_same_database(served):
         assert "#alice#" in listing or "#bob#" in listing
 
 
-def test_serve_runs_the_chessirc_gateway(served):
-    process, _web, _espol, output, _tmp = served
+def test_serve_runs_the_chessirc_gateway(served_once):
+    process, _web, _espol, output, _tmp = served_once
     assert "chessirc gateway:" in output, output
     with socket.create_connection(("127.0.0.1", process.chessirc_port), timeout=10) as sock:
         reader = sock.makefile("rb")
@@ -181,12 +185,6 @@ def test_serve_can_leave_the_hash_protocol_gateway_off(tmp_path):
     finally:
         process.kill()
         process.wait(10)
-
-
-def test_serve_stops_on_sigterm(served):
-    process, *_ = served
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(30) is not None
 
 
 def _lines_of(process) -> queue.Queue[str]:
@@ -234,6 +232,7 @@ def _enqueue_a_task(tmp_path: Path) -> None:
 
 
 def test_serve_runs_the_task_worker_and_stops_it_on_sigterm(served):
+    """And ``serve`` itself stops on SIGTERM."""
     process, _web, _espol, output, tmp_path = served
     assert "Task worker: mail is sent from here" in output, output
     lines = _lines_of(process)
@@ -249,7 +248,9 @@ def test_serve_runs_the_task_worker_and_stops_it_on_sigterm(served):
 
 
 def test_serve_without_the_task_worker(tmp_path):
-    server = _serve(tmp_path, settings.STATIC_ROOT, "--no-collectstatic", "--no-worker")
+    server = _serve(
+        tmp_path, settings.STATIC_ROOT, "--no-collectstatic", "--no-demo", "--no-worker"
+    )
     process, _web, _espol, output, tmp_path = next(server)
     try:
         assert "chessirc gateway:" in output, output

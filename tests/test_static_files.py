@@ -18,8 +18,8 @@ def _get(url: str, **headers: str):
 
 
 @pytest.fixture
-def bare_daphne(daphne):
-    return f"http://127.0.0.1:{daphne().port}"
+def bare_daphne(module_daphne):
+    return f"http://127.0.0.1:{module_daphne.port}"
 
 
 def test_pages_name_static_files_by_hashed_names_that_daphne_serves(bare_daphne):

@@ -4,6 +4,7 @@ driven by Debian's Chromium through Playwright."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
@@ -11,6 +12,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from django.conf import settings
@@ -24,6 +26,9 @@ from tests.servers import (
     in_ci,
     wait_for_server_sessions_to_end,
 )
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -101,21 +106,62 @@ def server_url(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator
         wait_for_server_sessions_to_end()
 
 
-@pytest.fixture
-def new_page(server_url, transactional_db, monkeypatch) -> Iterator[Callable]:
-    """Make a page in a fresh browser context, logged in as ``user`` when one is given.
-
-    Chromium starts at the first page, not before: Playwright's sync API then runs an
-    event loop in this thread, where the service layer's after-commit publishing (sync
-    code calling the channel layer) cannot run. So a test does its setup through the
-    services first, then opens its pages. Django's async-safety check would also refuse
-    the test's own ORM reads between browser steps; they never run concurrently with
-    anything, so it is switched off for these tests.
-    """
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Callable[[], Browser]]:
+    """Chromium, started once per test process (at the first page a test opens) rather
+    than once per test: starting Playwright's driver and the browser took about 2 s of
+    each test's 4. Each test has contexts of its own (``new_page``): cookies, storage and
+    cache do not pass from one test to the next."""
     from playwright.sync_api import sync_playwright
 
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     started: dict = {}
+
+    def get() -> Browser:
+        if not started:
+            started["playwright"] = sync_playwright().start()
+            started["browser"] = started["playwright"].chromium.launch(
+                executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+            )
+        enter_playwrights_loop(started["browser"])
+        return started["browser"]
+
+    yield get
+    if started:
+        enter_playwrights_loop(started["browser"])
+        started["browser"].close()
+        started["playwright"].stop()
+        leave_playwrights_loop()
+
+
+def leave_playwrights_loop() -> None:
+    """Playwright's sync API runs its event loop in this thread, suspended between its
+    calls but marked as the thread's running loop (``asyncio._set_running_loop``, as
+    Playwright itself does). A test ends with the mark taken off: the thread is a plain
+    synchronous one again, where the next test's setup (the service layer's after-commit
+    publishing calls the channel layer from sync code) and other tests' event loops run."""
+    asyncio._set_running_loop(None)
+
+
+def enter_playwrights_loop(browser: Browser) -> None:
+    """Mark Playwright's loop as running again, as it was after its last call: its calls
+    resume it and expect the mark."""
+    asyncio._set_running_loop(browser._loop)  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def new_page(server_url, browser, transactional_db, monkeypatch) -> Iterator[Callable]:
+    """Make a page in a fresh browser context, logged in as ``user`` when one is given;
+    on the test run's Daphne unless ``base_url`` names another server.
+
+    While a test uses the browser, Playwright's event loop is marked as running in this
+    thread, where the service layer's after-commit publishing (sync code calling the
+    channel layer) cannot run. So a test does its setup through the services first, then
+    opens its pages. Django's async-safety check would also refuse the test's own ORM
+    reads between browser steps; they never run concurrently with anything, so it is
+    switched off for these tests.
+    """
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    contexts: list[BrowserContext] = []
 
     def make(
         user=None,
@@ -125,38 +171,36 @@ def new_page(server_url, transactional_db, monkeypatch) -> Iterator[Callable]:
         javascript: bool = True,
         color_scheme: str = "light",
         locale: str = "en-US",
+        base_url: str = server_url,
     ):
-        if not started:
-            started["playwright"] = sync_playwright().start()
-            started["browser"] = started["playwright"].chromium.launch(
-                executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-            )
-        context = started["browser"].new_context(
-            base_url=server_url,
+        context = browser().new_context(
+            base_url=base_url,
             viewport={"width": width, "height": height},
             locale=locale,
             color_scheme=color_scheme,
             java_script_enabled=javascript,
             accept_downloads=True,
         )
+        contexts.append(context)
         if user is not None:
             client = Client()
             client.force_login(user)
             name = settings.SESSION_COOKIE_NAME
             context.add_cookies(
-                [{"name": name, "value": client.cookies[name].value, "url": server_url}]
+                [{"name": name, "value": client.cookies[name].value, "url": base_url}]
             )
         page = context.new_page()
         page.set_default_timeout(10_000)
         return page
 
     yield make
-    if started:
+    if contexts:
         # With Playwright's loop running, Django kept the test's ORM connection per
         # context rather than per thread: close it here, or it outlives the test.
         connections.close_all()
-        started["browser"].close()
-        started["playwright"].stop()
+        for context in contexts:
+            context.close()
+        leave_playwrights_loop()
 
 
 @pytest.fixture

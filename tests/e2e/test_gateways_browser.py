@@ -14,12 +14,11 @@ from collections.abc import Iterator
 
 import pytest
 from django.conf import settings
-from django.test import Client
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from games.models import Game
 from legacy_tcp.models import LinkedName
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, require_browser
+from tests.e2e.conftest import CHROMIUM, ROOT, require_browser
 from tests.servers import database_url_for_servers, free_port, wait_for_server_sessions_to_end
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
@@ -71,9 +70,7 @@ class HashClient:
         return self.line()
 
 
-def test_a_game_registered_over_tcp_is_finished_in_the_browser(
-    served, alice, bob, monkeypatch
-):
+def test_a_game_registered_over_tcp_is_finished_in_the_browser(served, alice, bob, new_page):
     LinkedName.objects.create(gateway="distribuido", name="ali", player=alice)
     LinkedName.objects.create(gateway="distribuido", name="bo", player=bob)
     white, black = HashClient(served["distribuido"]), HashClient(served["distribuido"])
@@ -85,29 +82,14 @@ def test_a_game_registered_over_tcp_is_finished_in_the_browser(
     assert black.line().startswith("#OK#N#")
     game = Game.objects.get()
 
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    client = Client()
-    client.force_login(bob)
-    cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
-    base = f"http://127.0.0.1:{served['web']}"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-        )
-        context = browser.new_context(base_url=base)
-        context.add_cookies(
-            [{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": base}]
-        )
-        page = context.new_page()
-        page.set_default_timeout(10_000)
-        page.goto(f"/games/{game.pk}/")
-        expect(page.locator("#game")).to_have_attribute("data-connection", "connected")
-        # The move made over TCP is on bob's board; he resigns in the browser.
-        expect(page.locator("#move-list")).to_contain_text("e4")
-        page.locator("#resign summary").click()
-        page.locator("#btn-resign-confirm").click()
-        expect(page.locator("#result-banner")).to_contain_text("1-0")
-        browser.close()
+    page = new_page(bob, base_url=f"http://127.0.0.1:{served['web']}")
+    page.goto(f"/games/{game.pk}/")
+    expect(page.locator("#game")).to_have_attribute("data-connection", "connected")
+    # The move made over TCP is on bob's board; he resigns in the browser.
+    expect(page.locator("#move-list")).to_contain_text("e4")
+    page.locator("#resign summary").click()
+    page.locator("#btn-resign-confirm").click()
+    expect(page.locator("#result-banner")).to_contain_text("1-0")
     for client in (white, black):
         assert client.line() == "#OK#B#"
         assert client.line() == "#FIN#GANADOR_B#"

@@ -117,14 +117,6 @@ def test_pages_before_logging_in(new_page, db, screenshot, name, path, heading):
     screenshot(page, name)
 
 
-def test_profile_shows_the_record_and_recent_games(new_page, alice, club):
-    page = new_page(alice)
-    page.goto("/players/bob/")
-    main = page.locator("main")
-    expect(main).to_contain_text("alice")  # bob's finished game against alice
-    expect(main).to_contain_text("1-0")
-
-
 def test_site_speaks_spanish_to_a_spanish_browser(new_page, alice, club, screenshot):
     page = new_page(alice, locale="es-ES")
     page.goto("/")

@@ -575,6 +575,9 @@ def test_profile_shows_the_record_and_recent_games(as_alice, alice, bob, game, p
     assert "1 rated game: from 1500 to" in html or "One rated game: from 1500 to" in html
     assert 'id="rating-chart-data"' in html
     assert f'data-game-id="{game.pk}"' in html
+    # The recent game names its opponent and its result (once a browser test).
+    recent = html[html.index('id="recent-games"') :]
+    assert "alice" in recent and "1-0" in recent
 
 
 def test_profile_reads_in_a_fixed_number_of_queries(
