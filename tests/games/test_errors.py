@@ -50,6 +50,7 @@ STABLE_CODES = {
     account_errors.SubscriptionNotFound: "subscription_not_found",
     account_errors.WrongPassword: "wrong_password",
     account_errors.InvalidGuestName: "invalid_guest_name",
+    account_errors.GuestsRateLimited: "guests_rate_limited",
     guests.GuestsNotAllowed: "guests_not_allowed",
     guests.NameReserved: "name_reserved",
     guests.LinkedAccountClosed: "linked_account_closed",

