@@ -44,8 +44,6 @@ def _read_frame(sock: socket.socket) -> tuple[bytes, bytes, bytes]:
 
 
 def _serve(tmp_path: Path, static_root: Path, *options: str):
-    web_port, espol_port, distribuido_port = _free_port(), _free_port(), _free_port()
-    chessirc_port = _free_port()
     env = {
         **os.environ,
         "DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite3'}",
@@ -54,25 +52,38 @@ def _serve(tmp_path: Path, static_root: Path, *options: str):
         "STATIC_ROOT": str(static_root),
     }
     env.pop("REDIS_URL", None)
-    process = subprocess.Popen(
-        [sys.executable, "manage.py", "serve", "--port", str(web_port),
-         "--espol-port", str(espol_port), "--distribuido-port", str(distribuido_port),
-         "--chessirc-port", str(chessirc_port), *options],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines: list[str] = []
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
+    # A free port may be taken by another process of a parallel run between the probe and
+    # serve's bind: then serve says so and is started again on other ports.
+    for _attempt in range(3):
+        web_port, espol_port, distribuido_port = _free_port(), _free_port(), _free_port()
+        chessirc_port = _free_port()
+        process = subprocess.Popen(
+            [sys.executable, "manage.py", "serve", "--port", str(web_port),
+             "--espol-port", str(espol_port), "--distribuido-port", str(distribuido_port),
+             "--chessirc-port", str(chessirc_port), *options],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        lines: list[str] = []
+        taken = False
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            line = process.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            if "Address already in use" in line:
+                taken = True
+                break
+            if "chessirc gateway:" in line:
+                break
+        if not taken:
             break
-        lines.append(line)
-        if "chessirc gateway:" in line:
-            break
+        process.kill()
+        process.wait(10)
     process.distribuido_port = distribuido_port  # type: ignore[attr-defined]
     process.chessirc_port = chessirc_port  # type: ignore[attr-defined]
     yield process, web_port, espol_port, "".join(lines), tmp_path

@@ -484,6 +484,9 @@ def test_last_move_and_check_are_highlighted_on_the_board(new_page, game, alice,
     expect(black.locator("#board square.check:visible")).to_have_count(1)
     assert highlighted(black, "check") == ["e8"]
     assert highlighted(black, "last-move") == ["d1", "h5"]
+    # The mover's board shows the check once the move is acknowledged: waited for, as on
+    # the other page (read at once, a loaded run read the board before the answer).
+    expect(white.locator("#board square.check:visible")).to_have_count(1)
     assert highlighted(white, "check") == ["e8"]
     drag(black, "g7", "g6")  # out of check
     expect_moves(white, 4)
