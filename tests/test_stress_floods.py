@@ -463,7 +463,7 @@ def test_a_good_client_moves_while_one_address_floods_the_hash_gateway_with_gues
     made = server.query("SELECT COUNT(*) FROM accounts_guestidentity")[0][0] - guests_before
     games = server.query(
         "SELECT COUNT(*) FROM games_game g JOIN accounts_guestidentity i"
-        " ON i.user_id = g.white_id"
+        " ON i.player_id = g.white_id"
     )[0][0]
     # Another address has its own allowance.
     with connect(server.distribuido_port, source=OTHER_ADDRESS) as sock:
@@ -579,8 +579,9 @@ def test_a_good_client_moves_while_a_player_spams_challenges_at_two_doors(serve)
     unread = dict(server.query(
         "SELECT c.status, COUNT(*) FROM games_notification n"
         " JOIN games_challenge c ON c.id = n.challenge_id"
-        " JOIN auth_user b ON b.id = n.recipient_id"
-        " WHERE b.username = 'bob' AND n.read_at IS NULL GROUP BY c.status"
+        " JOIN auth_user a ON a.id = c.challenger_id JOIN auth_user b ON b.id = n.recipient_id"
+        " WHERE a.username = 'carol' AND b.username = 'bob' AND n.read_at IS NULL"
+        " GROUP BY c.status"
     ))
     made = sum(stored.values())
     refused = outcomes["web: too many challenges"] + outcomes["ESPOL: 402"]
@@ -592,7 +593,7 @@ def test_a_good_client_moves_while_a_player_spams_challenges_at_two_doors(serve)
     print(
         f"\nFIGURES challenges: carol challenged bob for {lasted:.0f} s through the web "
         f"(withdrawing each) and ESPOL JUEG: {dict(outcomes)}; stored {stored} (pair limit "
-        f"{per_pair}); {refused} refused as too many; bob's unread challenge notifications "
+        f"{per_pair}); {refused} refused as too many; bob's unread notifications of them "
         f"{unread or 'none'}; {latency_figures(idle, attacked)}; {during}"
     )
 
