@@ -40,3 +40,18 @@ class GuestsRateLimited(DomainError):
 class InvalidGuestName(DomainError):
     code = "invalid_guest_name"
     default_message = _("That name cannot be a guest's.")
+
+
+class NoSuchToken(DomainError):
+    code = "no_such_token"
+    default_message = _("No such token")
+
+
+class UnknownScope(DomainError):
+    code = "unknown_scope"
+    default_message = _("Unknown scope.")
+
+
+class TokenRefused(DomainError):
+    code = "token_refused"
+    default_message = _("The token could not be made.")

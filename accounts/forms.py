@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from axes.utils import reset as axes_reset
 from django import forms
 from django.conf import settings
 from django.contrib.auth import password_validation
 from django.contrib.auth.forms import AuthenticationForm
-from django.contrib.auth.hashers import check_password
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import NotificationKind, Preferences, SubscriptionRequest
+from accounts import time_zones
+from accounts.backends import request_state
+from accounts.models import Preferences
+from accounts.selectors import is_bot
 from accounts.services import username_problem
-from accounts.throttling import axes_client_address
+from accounts.tokens import SCOPES
 from accounts.types import Player
 from accounts.validators import USERNAME_MAX_LENGTH, username_validator
 
@@ -52,12 +53,20 @@ class SubscriptionForm(forms.Form):
         required=False,
         widget=forms.EmailInput(attrs={"autocomplete": "email"}),
     )
+    # Filled in by site.js with the browser's zone (Intl); the player can change it in the
+    # preferences. A value that names no zone is dropped, not shown as an error: the
+    # field is hidden, so nobody could correct it.
+    time_zone = forms.Field(required=False, widget=forms.HiddenInput)
 
     def full_clean(self) -> None:
         super().full_clean()
         if "username" in self.errors:
             # The error states the rule already; the same sentence twice reads as noise.
             self.fields["username"].help_text = ""
+
+    def clean_time_zone(self) -> str:
+        value = self.cleaned_data.get("time_zone")
+        return value if isinstance(value, str) and time_zones.is_known(value) else ""
 
     def clean_username(self) -> str:
         username = self.cleaned_data["username"].strip()
@@ -96,7 +105,13 @@ class LoginForm(AuthenticationForm):
             "Your subscription request was rejected by an administrator, so this user "
             "name cannot log in."
         ),
+        "bot": _("This is a bot account: it plays through the API only."),
     }
+
+    def confirm_login_allowed(self, user: Player) -> None:
+        super().confirm_login_allowed(user)
+        if is_bot(user.pk):
+            raise forms.ValidationError(self.error_messages["bot"], code="bot")
 
     def clean(self) -> dict:
         try:
@@ -106,43 +121,11 @@ class LoginForm(AuthenticationForm):
                 # Refused by the lock-out: the page says so, and the request's password
                 # is not checked either.
                 raise
-            if (reason := self._request_state()) is not None:
-                # The request's own password: not a guess. Forget the failure axes has
-                # just counted, as a successful login would (AXES_RESET_ON_SUCCESS), or
-                # a subscriber checking five times whether she was approved would be
-                # locked out of her name from her own address.
-                if self.request is not None:
-                    axes_reset(
-                        ip=axes_client_address(self.request),
-                        username=self.cleaned_data.get("username"),
-                    )
-                raise forms.ValidationError(
-                    self.error_messages[reason], code=reason
-                ) from exc
+            # The name's subscription request and its own password (accounts.backends):
+            # not a guess, and not counted as one; the page says why no login follows.
+            if (reason := request_state(self.request)) is not None:
+                raise forms.ValidationError(self.error_messages[reason], code=reason) from exc
             raise
-
-    def _request_state(self) -> str | None:
-        """``request_pending``/``request_rejected`` when the name and password match a request.
-
-        The password must match too, so the page tells nothing to someone who does not
-        know it.
-        """
-        username = (self.cleaned_data.get("username") or "").strip()
-        password = self.cleaned_data.get("password") or ""
-        if not username or not password:
-            return None
-        latest = (
-            SubscriptionRequest.objects.filter(username__iexact=username)
-            .order_by("-created_at", "-pk")
-            .first()
-        )
-        if latest is None or latest.status == SubscriptionRequest.Status.APPROVED:
-            return None
-        if not check_password(password, latest.password_hash):
-            return None
-        if latest.status == SubscriptionRequest.Status.PENDING:
-            return "request_pending"
-        return "request_rejected"
 
 
 class UnsubscribeForm(forms.Form):
@@ -182,14 +165,24 @@ class PreferencesForm(forms.ModelForm):
             "sound",
             "show_status_bar",
             "confirm_moves",
+            "next_game_after_move",
             "language",
+            "time_zone",
             "mail",
+            "mail_digest",
+            "digest_hour",
         ]
         widgets = {
             "board_theme": forms.RadioSelect(attrs={"class": "form-check-input"}),
             "orientation": forms.RadioSelect,
+            "digest_hour": forms.Select(choices=[(hour, f"{hour:02d}:00") for hour in range(24)]),
         }
         help_texts = {
+            "mail_digest": _(
+                "At the hour below, in your time zone, when a game waits for you. The other "
+                "e-mail (challenges, the last 24 hours of a clock, the end of a game) comes "
+                "as it happens."
+            ),
             "show_coordinates": _("Experienced players often play without them."),
             "show_status_bar": _(
                 "Below the board: your colour, whose turn it is, the move number and the "
@@ -203,18 +196,19 @@ class PreferencesForm(forms.ModelForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        # One switch per kind of notification, shown under "send me e-mail".
-        for kind in NotificationKind:
-            self.fields[self.mail_field(kind)] = forms.BooleanField(
-                label=kind.label, required=False, initial=self.instance.mail_kind_on(kind)
-            )
-        site_language = translation.get_language_info(settings.LANGUAGE_CODE)[
-            "name_translated"
-        ]
+        # Without a choice, mail comes in the language of the player's last page (or
+        # the site's, before any): say which.
+        unchosen = translation.get_language_info(
+            self.instance.page_language or settings.LANGUAGE_CODE
+        )["name_translated"]
         language = self.fields["language"]
         assert isinstance(language, forms.TypedChoiceField)
         language.choices = [
-            ("", _("Not chosen (e-mail in %(language)s)") % {"language": site_language}),
+            (
+                "",
+                _("Not chosen (e-mail in %(language)s, as you read the site)")
+                % {"language": unchosen},
+            ),
             *[
                 (code, translation.get_language_info(code)["name_local"].capitalize())
                 for code, _name in settings.LANGUAGES
@@ -224,31 +218,48 @@ class PreferencesForm(forms.ModelForm):
             "The pages take it each time you log in, on any computer, and your e-mail is "
             "written in it. The language menu at the top of every page sets it too."
         )
+        # Sent only with the digest's controls; a form without it keeps the stored hour.
+        self.fields["digest_hour"].required = False
+        # A select of every zone the machine knows; the model field is free text.
+        self.fields["time_zone"] = forms.ChoiceField(
+            label=_("Time zone"),
+            required=False,
+            choices=[("", _("Not chosen (your browser’s)")), *time_zones.choices()],
+            initial=self.instance.time_zone,
+            help_text=_(
+                "Dates and times on the pages and in your e-mail are shown in it; "
+                "deadlines are counted the same everywhere."
+            ),
+        )
         self.fields["mail"].help_text = _(
             "Only while you are away from the site, at the address you subscribed with; "
             "at most one “your move” e-mail per game every %(hours)s hours."
         ) % {"hours": f"{settings.MAIL_MOVE_INTERVAL_HOURS:g}"}
 
-    # A hidden field inside the fieldset of the kinds: sent only when they were.
-    KINDS_SHOWN = "mail_kinds_shown"
+    def clean_digest_hour(self) -> int:
+        hour = self.cleaned_data.get("digest_hour")
+        return self.instance.digest_hour if hour is None else hour
 
-    @staticmethod
-    def mail_field(kind: str) -> str:
-        return f"mail_{kind}"
 
-    def mail_fields(self) -> list[forms.BoundField]:
-        return [self[self.mail_field(kind)] for kind in NotificationKind]
+class ApiTokenForm(forms.Form):
+    """A new personal access token of the API: what it is for, and what it may do."""
 
-    def clean(self) -> dict[str, Any]:
-        cleaned = super().clean() or {}
-        kinds = {
-            str(kind): bool(cleaned.pop(self.mail_field(kind), False))
-            for kind in NotificationKind
-        }
-        # With all mail off the page greys the switches out (a disabled fieldset) and a
-        # browser sends none of them, nor the marker inside it: the choices per kind stay
-        # as stored. Also when mail is turned on in a browser without script, whose
-        # switches were still greyed out.
-        shown = self.KINDS_SHOWN in self.data
-        cleaned["mail_kinds"] = kinds if shown else self.instance.mail_kinds
-        return cleaned
+    description = forms.CharField(
+        label=_("Token description"),
+        max_length=100,
+        help_text=_("What the token is for, such as the name of the program using it."),
+    )
+    scopes = forms.MultipleChoiceField(
+        label=_("What it may do"),
+        choices=[],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        scopes = self.fields["scopes"]
+        assert isinstance(scopes, forms.MultipleChoiceField)
+        scopes.choices = [
+            (scope, f"{label} ({scope})") for scope, label in SCOPES.items()
+        ]

@@ -2,44 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.validators import USERNAME_MAX_LENGTH, username_validator
-
-
-class NotificationKind(models.TextChoices):
-    """What a player is told about (``games.models.Notification``). It lives here, below
-    games, because each player's per-kind preferences are an account's."""
-
-    CHALLENGE_RECEIVED = "challenge_received", _("challenge received")
-    CHALLENGE_ACCEPTED = "challenge_accepted", _("challenge accepted")
-    CHALLENGE_DECLINED = "challenge_declined", _("challenge declined")
-    OPPONENT_MOVED = "opponent_moved", _("opponent moved")
-    DRAW_OFFERED = "draw_offered", _("draw offered")
-    DRAW_ANSWERED = "draw_answered", _("draw offer answered")
-    GAME_OVER = "game_over", _("game over")
-    LOW_TIME = "low_time", _("24 hours left on your clock")
-    OPPONENT_ON_VACATION = "opponent_on_vacation", _("opponent on vacation")
-
-
-# What a correspondence player wants in the inbox: whatever awaits their action (their
-# move, a challenge, a draw offer and its answer, the last 24 hours of a clock) and the
-# end of a game. A declined challenge and an opponent's vacation wait for the bell.
-MAILED_BY_DEFAULT = frozenset(
-    {
-        NotificationKind.CHALLENGE_RECEIVED,
-        NotificationKind.CHALLENGE_ACCEPTED,
-        NotificationKind.OPPONENT_MOVED,
-        NotificationKind.DRAW_OFFERED,
-        NotificationKind.DRAW_ANSWERED,
-        NotificationKind.GAME_OVER,
-        NotificationKind.LOW_TIME,
-    }
-)
 
 
 class SubscriptionRequest(models.Model):
@@ -57,6 +29,8 @@ class SubscriptionRequest(models.Model):
     password_hash = models.CharField(max_length=256)
     comment = models.CharField(_("full name / comment"), max_length=200, blank=True)
     email = models.EmailField(_("e-mail"), blank=True)
+    # The zone the browser reported at sign-up; approval makes it the player's.
+    time_zone = models.CharField(_("time zone"), max_length=64, blank=True, default="")
     created_at = models.DateTimeField(_("requested at"), default=timezone.now)
     status = models.CharField(max_length=10, choices=Status, default=Status.PENDING)
     decided_by = models.ForeignKey(
@@ -160,15 +134,44 @@ class Preferences(models.Model):
     # On for everyone while games have no clock: a correspondence move cannot be taken
     # back, and a slip of the finger or the mouse is the likeliest way to lose one.
     confirm_moves = models.BooleanField(_("confirm each move before it is sent"), default=True)
+    # lichess's "go to the next game after moving", for a player with many games at once.
+    next_game_after_move = models.BooleanField(
+        _("after my move, go to the next game where it is my move"), default=False
+    )
     # E-mail. ``mail`` off stops every kind (the "all mail" link in each message);
     # ``mail_kinds`` holds only the kinds the player turned on or off, so a kind added
-    # later starts at its default (MAILED_BY_DEFAULT) for everyone.
+    # later starts at its default (``games.models.MAILED_BY_DEFAULT``) for everyone.
     mail = models.BooleanField(_("send me e-mail"), default=True)
     mail_kinds = models.JSONField(_("kinds of e-mail"), default=dict, blank=True)
+    # Instead of a mail per move, one a day listing the games that wait for the player,
+    # at ``digest_hour`` in their zone (lichess's daily correspondence mail).
+    mail_digest = models.BooleanField(
+        _("one e-mail a day with the games where it is my move, instead of one per move"),
+        default=False,
+    )
+    digest_hour = models.PositiveSmallIntegerField(
+        _("hour of the daily e-mail"),
+        default=8,
+        validators=[MinValueValidator(0), MaxValueValidator(23)],
+    )
     # The language last chosen while logged in: pages take it at each login (on any
-    # machine) and mail is written in it. Empty: the site's language.
+    # machine) and mail is written in it. Empty: none chosen (see page_language).
     language = models.CharField(
         _("language"), max_length=8, choices=settings.LANGUAGES, blank=True, default=""
+    )
+    # The zone pages and mail show times in (an IANA name; empty: the browser's, else
+    # UTC). Guessed from the browser at sign-up; ``accounts.time_zones``.
+    time_zone = models.CharField(_("time zone"), max_length=64, blank=True, default="")
+    # The language the player last read the site in, recorded when they log in and when
+    # they save these preferences (the browser's, or the one the menu set for that
+    # browser): mail is written in it while ``language`` is empty, so a player who reads
+    # the site in English without choosing is not mailed in the site's Spanish.
+    page_language = models.CharField(
+        _("language the site is read in"),
+        max_length=8,
+        choices=settings.LANGUAGES,
+        blank=True,
+        default="",
     )
 
     # The fields of the look, which "Restore the defaults" resets; mail choices stay.
@@ -180,22 +183,22 @@ class Preferences(models.Model):
         "sound",
         "show_status_bar",
         "confirm_moves",
+        "next_game_after_move",
     )
 
     def __str__(self) -> str:
         return f"preferences of {self.player}"
 
-    def wants_mail(self, kind: str) -> bool:
-        """Whether this player is mailed about ``kind`` (a :class:`NotificationKind`)."""
-        return self.mail and self.mail_kind_on(kind)
+    def mail_language(self) -> str:
+        """The language the player's mail is written in: the one they chose, else the
+        one they last read the site in, else the site's."""
+        return self.language or self.page_language or settings.LANGUAGE_CODE
 
-    def mail_kind_on(self, kind: str) -> bool:
-        """The player's switch for ``kind`` (its default if never touched), whatever the
-        switch of all mail says."""
+    def mail_choice(self, kind: str) -> bool | None:
+        """The player's own switch for the notification kind ``kind``, or ``None`` if never
+        touched (``games.models.notification_kinds`` knows the defaults)."""
         chosen = self.mail_kinds.get(kind) if isinstance(self.mail_kinds, dict) else None
-        if isinstance(chosen, bool):
-            return chosen
-        return kind in MAILED_BY_DEFAULT
+        return chosen if isinstance(chosen, bool) else None
 
 
 
@@ -256,3 +259,91 @@ class GuestIdentity(models.Model):
 def guest_username(gateway: str, channel: str, name: str) -> str:
     """The user name a guest is shown by: ``alice@distribuido``, ``bob@chessirc.canal``."""
     return f"{name}@{gateway}.{channel}" if channel else f"{name}@{gateway}"
+
+
+class ApiToken(models.Model):
+    """A personal access token of the lichess-compatible API (docs/protocols/lichess.md):
+    a client sends it as ``Authorization: Bearer``, and may do what its scopes allow.
+
+    Only the SHA-256 digest of the token is kept; the token itself is shown once, when it
+    is made. It is 24 random letters and digits (over 140 bits): nobody can guess one, or
+    find one from its digest, so a fast hash is enough, and checking a token on every
+    request costs no password hash.
+    """
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    description = models.CharField(_("description"), max_length=100)
+    digest = models.CharField(max_length=64, unique=True)
+    # lichess's scope names ("board:play", "challenge:read", …): accounts.tokens.SCOPES.
+    scopes = models.JSONField(_("scopes"), default=list)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    # Written at most once a minute (accounts.tokens.use_token), not on every request.
+    last_used_at = models.DateTimeField(_("last used"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("API access token")
+        verbose_name_plural = _("API access tokens")
+        indexes = [models.Index(fields=["player", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.description} ({self.player})"
+
+
+class BotAccount(models.Model):
+    """A player upgraded to a bot through the lichess API (``POST
+    /api/bot/account/upgrade``): it plays through the API alone (the site's login and
+    ESPOL refuse it) and is shown as a bot. An account that has played no game may be
+    upgraded; the upgrade is for good, as on lichess."""
+
+    player = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="bot"
+    )
+    upgraded_at = models.DateTimeField(_("upgraded at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("bot account")
+        verbose_name_plural = _("bot accounts")
+
+    def __str__(self) -> str:
+        return f"bot {self.player_id}"
+
+
+class GatewayKey(models.Model):
+    """The account's own key for the gateways that name their players without a password
+    (``docs/protocols/guests.md``): a name the administrator linked to the account plays
+    as it over the ``#`` protocol only when the client sends this key with the name.
+
+    Only a digest is kept, so the key is shown once, when it is made (the preferences
+    page makes a new one, which ends the old). A SHA-256 digest suffices: the key is
+    random (:data:`GATEWAY_KEY_BYTES`), so there is no dictionary to try, unlike a
+    password, and checking it costs microseconds, not a slow hash per registration.
+    """
+
+    player = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="gateway_key",
+    )
+    digest = models.CharField(max_length=64)
+    created_at = models.DateTimeField(_("made at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("gateway key")
+        verbose_name_plural = _("gateway keys")
+
+    def __str__(self) -> str:
+        return f"gateway key of {self.player}"
+
+    @staticmethod
+    def digest_of(key: str) -> str:
+        return hashlib.sha256(key.encode()).hexdigest()
+
+
+# Random bytes in a gateway key: 32 URL-safe characters (letters, digits, ``-`` and ``_``,
+# none of them ``#`` or ``:``, which the ``#`` protocol's registration uses).
+GATEWAY_KEY_BYTES = 24
+# The longest text that is looked at as a key (a key is 32 characters).
+GATEWAY_KEY_MAX_LENGTH = 64

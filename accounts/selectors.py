@@ -6,6 +6,7 @@ Each returns in a bounded number of indexed queries and writes nothing.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from importlib import import_module
 
 from django.conf import settings
@@ -16,7 +17,14 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
 from accounts import errors
-from accounts.models import GuestIdentity, Preferences
+from accounts.models import (
+    GATEWAY_KEY_MAX_LENGTH,
+    ApiToken,
+    BotAccount,
+    GatewayKey,
+    GuestIdentity,
+    Preferences,
+)
 from accounts.types import Player
 
 User = get_user_model()
@@ -40,6 +48,14 @@ def is_guest(player_id: int) -> bool:
     return GuestIdentity.objects.filter(player_id=player_id).exists()
 
 
+def guests_among(player_ids: Iterable[int]) -> set[int]:
+    """Which of ``player_ids`` are gateways' guests (one query; none when none is asked)."""
+    ids = list(player_ids)
+    if not ids:
+        return set()
+    return set(GuestIdentity.objects.filter(player_id__in=ids).values_list("player_id", flat=True))
+
+
 def active_player(username: str) -> Player:
     """The player (open, not staff) named ``username``;
     :class:`~accounts.errors.UserNotFound` otherwise."""
@@ -47,6 +63,18 @@ def active_player(username: str) -> Player:
         return players().get(username=username)
     except User.DoesNotExist as exc:
         raise errors.UserNotFound() from exc
+
+
+def active_player_named(name: str) -> Player:
+    """The player (open, registered, not staff) whose user name is ``name`` in any case
+    (lichess's user ids are lower case); :class:`~accounts.errors.UserNotFound`
+    otherwise."""
+    # A name no account can have is looked up nowhere (PostgreSQL refuses a NUL).
+    plausible = 0 < len(name) <= 150 and name.isprintable()
+    found = players().filter(username__iexact=name).first() if plausible else None
+    if found is None:
+        raise errors.UserNotFound()
+    return found
 
 
 def player_id_of(username: str) -> int | None:
@@ -93,7 +121,8 @@ def player_names_changed_since(since: dt.datetime, *, exclude: Player) -> list[s
 
 
 def _open_account(player_id: int) -> QuerySet:
-    return User.objects.filter(pk=player_id, is_active=True)
+    # A bot plays through the lichess API alone: its sockets and ESPOL sessions end.
+    return User.objects.filter(pk=player_id, is_active=True, bot__isnull=True)
 
 
 def _same_password(password: str, auth_hash: str | None) -> bool:
@@ -116,6 +145,10 @@ def is_current_login(player_id: int, auth_hash: str | None) -> bool:
     return password is not None and _same_password(password, auth_hash)
 
 
+# The session stores that keep their sessions in Django's session table.
+DATABASE_SESSION_ENGINES = frozenset({"django.contrib.sessions.backends.db", "accounts.sessions"})
+
+
 def is_live_session(player_id: int, session_key: str, auth_hash: str | None) -> bool:
     """Whether the login session ``session_key`` has not ended (logged out, expired,
     deleted when the account closed), ``player_id``'s account is still open, and its
@@ -125,7 +158,7 @@ def is_live_session(player_id: int, session_key: str, auth_hash: str | None) -> 
     session store this is one query (the password, if an EXISTS finds the session);
     other stores are asked through their own ``exists``.
     """
-    if settings.SESSION_ENGINE != "django.contrib.sessions.backends.db":
+    if settings.SESSION_ENGINE not in DATABASE_SESSION_ENGINES:
         store = import_module(settings.SESSION_ENGINE).SessionStore()
         return store.exists(session_key) and is_current_login(player_id, auth_hash)
     live = Session.objects.filter(session_key=session_key, expire_date__gt=timezone.now())
@@ -133,6 +166,26 @@ def is_live_session(player_id: int, session_key: str, auth_hash: str | None) -> 
         _open_account(player_id).filter(Exists(live)).values_list("password", flat=True).first()
     )
     return password is not None and _same_password(password, auth_hash)
+
+
+def is_bot(player_id: int) -> bool:
+    """Whether ``player_id`` was upgraded to a bot (lichess API): it plays through the
+    API alone, and is shown as a bot."""
+    return BotAccount.objects.filter(player_id=player_id).exists()
+
+
+def bots_among(player_ids: Iterable[int]) -> set[int]:
+    """Which of ``player_ids`` are bots (one query)."""
+    return set(
+        BotAccount.objects.filter(player_id__in=list(player_ids)).values_list(
+            "player_id", flat=True
+        )
+    )
+
+
+def plays_off_the_api(user: Player) -> bool:
+    """Whether ``user`` may log in at the site or at ESPOL: a player, not a bot."""
+    return is_player(user) and not is_bot(user.pk)
 
 
 def preferences_of(player: Player) -> Preferences:
@@ -143,3 +196,27 @@ def preferences_of(player: Player) -> Preferences:
     """
     found = Preferences.objects.filter(player=player).first()
     return found if found is not None else Preferences(player=player)
+
+
+def api_tokens_of(player: Player) -> QuerySet:
+    """``player``'s API access tokens, the newest first."""
+    return ApiToken.objects.filter(player=player).order_by("-created_at", "-pk")
+
+
+def gateway_key_matches(player_id: int, key: str) -> bool:
+    """Whether ``key`` is the gateway key of ``player_id`` (compared in constant time)."""
+    if not key or len(key) > GATEWAY_KEY_MAX_LENGTH:
+        return False
+    digest = (
+        GatewayKey.objects.filter(player_id=player_id).values_list("digest", flat=True).first()
+    )
+    return digest is not None and constant_time_compare(digest, GatewayKey.digest_of(key))
+
+
+def gateway_key_made_at(player_id: int) -> dt.datetime | None:
+    """When ``player_id``'s gateway key was made (None: it has none)."""
+    return (
+        GatewayKey.objects.filter(player_id=player_id)
+        .values_list("created_at", flat=True)
+        .first()
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from importlib import import_module
 
 from django.conf import settings
@@ -12,10 +13,12 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from accounts import errors
+from accounts import errors, time_zones
 from accounts.events import publish_account_closed
 from accounts.models import (
+    GATEWAY_KEY_BYTES,
     AccessChange,
+    GatewayKey,
     GuestIdentity,
     LoginSession,
     Preferences,
@@ -46,11 +49,12 @@ def username_problem(username: str) -> str | None:
 
 
 def request_subscription(
-    *, username: str, password: str, comment: str = "", email: str = ""
+    *, username: str, password: str, comment: str = "", email: str = "", time_zone: str = ""
 ) -> SubscriptionRequest:
     """Record a request to join (ESPOL SUBS); an administrator approves or rejects it.
 
-    The password is kept only as a hash. Raises :class:`~accounts.errors.SubscriptionRefused`
+    The password is kept only as a hash; ``time_zone`` (the browser's guess) is kept if it
+    names a known zone and dropped otherwise. Raises :class:`~accounts.errors.SubscriptionRefused`
     with the reason when the name is taken, already requested, or not acceptable.
     """
     username = username.strip()
@@ -58,7 +62,7 @@ def request_subscription(
         raise errors.SubscriptionRefused(problem)
     if not password:
         raise errors.SubscriptionRefused(_("A password is required."))
-    # Hashed before the transaction: Argon2 takes a third of a second of CPU, and on
+    # Hashed before the transaction: Argon2 takes tens of milliseconds of CPU, and on
     # SQLite a write transaction holds the database's one write lock from its start, so
     # every move, web or TCP, would wait behind each anonymous request's hash.
     password_hash = make_password(password)
@@ -73,6 +77,7 @@ def request_subscription(
                     password_hash=password_hash,
                     comment=comment.strip()[:200],
                     email=email.strip(),
+                    time_zone=time_zone if time_zones.is_known(time_zone) else "",
                 )
         except IntegrityError as exc:
             raise errors.SubscriptionRefused(
@@ -101,6 +106,8 @@ def approve_subscription(*, request_id: int, admin: Player | None) -> Player:
                 last_name=last[:150], is_active=True)
     user.password = found.password_hash
     user.save()
+    if found.time_zone:
+        Preferences.objects.create(player=user, time_zone=found.time_zone)
     found.status = SubscriptionRequest.Status.APPROVED
     found.decided_by = admin
     found.decided_at = timezone.now()
@@ -128,6 +135,12 @@ def _end_login_sessions(player: Player) -> None:
     store = import_module(settings.SESSION_ENGINE).SessionStore
     # Told after the commit: the session store may be a cache across the network.
     transaction.on_commit(lambda: [store(session_key=key).delete() for key in keys])
+
+
+def end_login_sessions(player: Player) -> None:
+    """End every login session of ``player`` (in the caller's transaction): an account
+    upgraded to a bot plays through the API alone."""
+    _end_login_sessions(player)
 
 
 def _record_access(player: Player, *, active: bool, by: Player | None) -> None:
@@ -193,6 +206,15 @@ def set_language(*, player: Player, language: str) -> None:
     if language not in dict(settings.LANGUAGES):
         return
     Preferences.objects.update_or_create(player=player, defaults={"language": language})
+
+
+def remember_page_language(*, player: Player, language: str) -> None:
+    """Remember ``language`` (one of ``settings.LANGUAGES``) as the language of
+    ``player``'s last page, for their mail while they have chosen none. Another value is
+    ignored."""
+    if language not in dict(settings.LANGUAGES):
+        return
+    Preferences.objects.update_or_create(player=player, defaults={"page_language": language})
 
 
 def restore_default_preferences(*, player: Player) -> None:
@@ -262,3 +284,13 @@ def guest_player(
         # The same name arrived on two connections at once: the other one created it.
         return User.objects.get(**identity)
     return user
+
+
+def make_gateway_key(*, player: Player) -> str:
+    """A new gateway key for ``player``, replacing the one it had (which stops working at
+    once); returned this once, only its digest is kept (:class:`GatewayKey`)."""
+    key = secrets.token_urlsafe(GATEWAY_KEY_BYTES)
+    GatewayKey.objects.update_or_create(
+        player=player, defaults={"digest": GatewayKey.digest_of(key), "created_at": timezone.now()}
+    )
+    return key

@@ -14,8 +14,10 @@ from django.contrib.auth.signals import user_logged_in, user_logged_out
 from django.dispatch import Signal, receiver
 from django.http import HttpRequest
 
+from accounts import time_zones
 from accounts.events import publish_session_ended
 from accounts.models import LoginSession
+from accounts.selectors import preferences_of
 
 # Sent with ``player`` (the account, locked) inside :func:`accounts.services.revoke_access`.
 account_closing = Signal()
@@ -37,3 +39,5 @@ def record_login_session(sender: Any, request: HttpRequest, user: Any, **kwargs:
     session_key = getattr(getattr(request, "session", None), "session_key", None)
     if session_key:
         LoginSession.objects.update_or_create(session_key=session_key, defaults={"player": user})
+        # The player's zone for the pages that follow, read once per login.
+        time_zones.remember(request, preferences_of(user).time_zone)

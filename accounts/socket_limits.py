@@ -7,7 +7,14 @@ released when a socket closes, however the process is later stopped: what a floo
 is the process that holds its sockets, and a load balancer spreads one client's sockets
 over the processes, so the bound across a deployment is the number of processes times the
 settings' values. Sockets over a bound are accepted and closed at once with a code the
-pages know (:data:`games.consumers.CLOSE_TOO_MANY_SOCKETS`).
+pages know (:data:`CLOSE_TOO_MANY_SOCKETS`).
+
+A socket is counted from the moment its handshake reaches the application, by
+:class:`SocketLimitMiddleware` in front of authentication: by the session cookie it
+brings and the client's address, before anything is read from the database. Counted
+only once the consumer had authenticated it, a burst of handshakes all waited for their
+session's lookup uncounted, more sockets than the bound were open at once, and each
+refused one had cost a database query first.
 """
 
 from __future__ import annotations
@@ -16,15 +23,23 @@ import logging
 import threading
 import time
 from collections import Counter
+from typing import Any
 
 from django.conf import settings
+from django.http.cookie import parse_cookie
 
+from accounts.sessions import SESSION_KEY_LENGTHS
 from accounts.throttling import client_address
 
 logger = logging.getLogger("ajedrez.sockets")
 
 # A refused flood is logged once per this many seconds per address, not once per socket.
 LOG_INTERVAL_SECONDS = 60.0
+
+# The close code of a socket over a bound (4000–4999 are free for applications); the
+# pages try again later, as after any other close.
+CLOSE_TOO_MANY_SOCKETS = 4409
+
 
 _lock = threading.Lock()
 _per_session: Counter[str] = Counter()
@@ -89,11 +104,48 @@ def release(ticket: Ticket | None) -> None:
                     del counts[key]
 
 
-def open_sockets(*, session_key: str | None = None, host: str | None = None) -> int:
-    """How many sockets this process counts for a session or an address (for tests and
-    the admin's curiosity)."""
-    with _lock:
-        if session_key is not None:
-            return _per_session[session_key]
-        address = client_address(host)
-        return _per_address[address] if address else 0
+def handshake_session_key(scope: dict[str, Any]) -> str | None:
+    """The session key the handshake's cookie names, unchecked (None: no cookie of that
+    name, or a value no session key can have, :mod:`accounts.sessions`: the address's
+    bound alone applies)."""
+    cookies = "; ".join(
+        bytes(value).decode("latin-1") for name, value in scope.get("headers") or []
+        if name == b"cookie"
+    )
+    key = parse_cookie(cookies).get(settings.SESSION_COOKIE_NAME, "")
+    if len(key) in SESSION_KEY_LENGTHS and key.isascii() and key.isalnum():
+        return key
+    return None
+
+
+class SocketLimitMiddleware:
+    """Counts each WebSocket against its session's and its address's bounds from the
+    moment its handshake arrives, before authentication; the one over a bound is
+    accepted and closed with :data:`CLOSE_TOO_MANY_SOCKETS` without going further, and
+    each counted socket is given back when its application ends, however it ends."""
+
+    def __init__(self, application: Any) -> None:
+        self.application = application
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") != "websocket":
+            await self.application(scope, receive, send)
+            return
+        ticket = admit(handshake_session_key(scope), (scope.get("client") or [None])[0])
+        if ticket is None:
+            await refuse(receive, send)
+            return
+        try:
+            await self.application(scope, receive, send)
+        finally:
+            release(ticket)
+
+
+async def refuse(receive: Any, send: Any) -> None:
+    """Accept the handshake and close at once with :data:`CLOSE_TOO_MANY_SOCKETS`: closed
+    before the accept, Daphne answers HTTP 403 and the page sees only 1006."""
+    message = await receive()
+    if message.get("type") != "websocket.connect":
+        return  # the client went away first
+    await send({"type": "websocket.accept"})
+    await send({"type": "websocket.close", "code": CLOSE_TOO_MANY_SOCKETS})

@@ -29,14 +29,16 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+from axes.handlers.database import AxesDatabaseHandler
 from django.conf import settings
 from django.contrib.auth import authenticate
 from django.contrib.auth.signals import user_logged_in
 from django.core.cache import cache
 from django.http import HttpRequest
 
+from accounts.backends import request_state
 from accounts.types import Player
 
 
@@ -109,6 +111,21 @@ def client_address(host: str | None) -> str | None:
     return str(ip)
 
 
+class LoginFailureHandler(AxesDatabaseHandler):
+    """``AXES_HANDLER``: django-axes' database handler, except that a login with a
+    subscription request's own password (:mod:`accounts.backends`) is not counted as a
+    failure at any door: a right password is no guess, and a subscriber checking whether
+    she was approved must not lock herself out. The lock-out itself is untouched: a name
+    locked out is refused before any password is checked, that one's included."""
+
+    def user_login_failed(
+        self, sender: Any, credentials: dict, request: HttpRequest | None = None, **kwargs: Any
+    ) -> None:
+        if request_state(request) is not None:
+            return
+        super().user_login_failed(sender, credentials, request, **kwargs)
+
+
 def axes_client_address(request: HttpRequest) -> str | None:
     """``AXES_CLIENT_IP_CALLABLE``: the request's :func:`client_address`. Behind a reverse
     proxy, ``REMOTE_ADDR`` must be the client's (Daphne: ``--proxy-headers``)."""
@@ -128,6 +145,9 @@ class LoginCheck:
 
     user: Player | None
     locked_out: bool = False
+    # The password was that of the name's subscription request, not approved (yet):
+    # "request_pending" or "request_rejected" (accounts.backends); not a failure.
+    request_state: str | None = None
 
 
 def check_login(
@@ -162,7 +182,11 @@ def check_login(
     request.META.update({"REMOTE_ADDR": address, "HTTP_USER_AGENT": door, "PATH_INFO": door})
     user = authenticate(request, username=username, password=password)
     if user is None:
-        return LoginCheck(None, locked_out=bool(getattr(request, "axes_locked_out", False)))
+        return LoginCheck(
+            None,
+            locked_out=bool(getattr(request, "axes_locked_out", False)),
+            request_state=request_state(request),
+        )
     if not admits(user):
         return LoginCheck(None)
     user_logged_in.send(sender=type(user), request=request, user=user)
@@ -234,12 +258,22 @@ class LoginThrottle:
     def reserve(self, username: str, address: str) -> float:
         """Take the next turn to check a password for ``username`` from ``address``;
         return the wait for it."""
+        wait = self.reserve_within(username, address, math.inf)
+        assert wait is not None
+        return wait
+
+    def reserve_within(self, username: str, address: str, max_wait: float) -> float | None:
+        """As :meth:`reserve`, but only a turn at most ``max_wait`` seconds away: None,
+        and no turn taken, when the next one is later (a check that could not be made
+        before its connection's deadline must not push back the checks behind it)."""
         now = time.monotonic()
         found = (self._live(key, now) for key in self._keys_of(username, address))
         states = [state for state in found if state is not None]
         if not states:
             return 0.0
         turn = max(now, *(state[2] for state in states))
+        if turn - now > max_wait:
+            return None
         for state in states:
             state[2] = turn + self.delay(int(state[0]))
         return turn - now

@@ -1,4 +1,5 @@
-"""Account pages: subscription, login and logout, password, unsubscribe, preferences."""
+"""Account pages: subscription, login and logout, password (the preferences page and the
+mail links are :mod:`games.preferences`'s, as they name the games' notifications)."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
@@ -20,7 +21,4 @@ urlpatterns = [
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
     ),
-    path("preferences/", views.preferences, name="preferences"),
-    path("preferences/restore/", views.preferences_restore, name="preferences_restore"),
-    path("mail/stop/<str:token>/", views.mail_stop, name="mail_stop"),
 ]

@@ -1,4 +1,4 @@
-"""Account pages: subscription request, login, preferences (leaving the service, which
+"""Account pages: subscription request, login, the language (leaving the service, which
 ends the player's games, is a page of :mod:`games.lobby`).
 
 Each view parses its form, calls :mod:`accounts.services` and renders; domain errors
@@ -10,25 +10,19 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import translation
-from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
-from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.i18n import set_language as django_set_language
 
 from accounts import errors, services, throttling
-from accounts.forms import LoginForm, PreferencesForm, SubscriptionForm
-from accounts.mail_links import BadMailLink, read_stop_token
-from accounts.models import NotificationKind
+from accounts.forms import LoginForm, SubscriptionForm
+from accounts.language import set_language_cookie
 from accounts.selectors import preferences_of
-from accounts.types import AuthenticatedRequest
 
 User = get_user_model()
 
@@ -39,25 +33,16 @@ class AjedrezLoginView(LoginView):
 
     def form_valid(self, form: Any) -> HttpResponse:
         response = super().form_valid(form)
-        # The player's language follows them to whatever computer they log in from.
-        language = preferences_of(form.get_user()).language
-        if language:
-            _set_language_cookie(response, language)
+        player = form.get_user()
+        stored = preferences_of(player)
+        if stored.language:
+            # The player's language follows them to whatever computer they log in from.
+            set_language_cookie(response, stored.language)
+        elif stored.page_language != translation.get_language():
+            # None chosen: the pages of this login are in the browser's language (or the
+            # one the menu set for this browser before the login), and so is the mail.
+            services.remember_page_language(player=player, language=translation.get_language())
         return response
-
-
-def _set_language_cookie(response: HttpResponse, language: str) -> None:
-    """What Django's own language switcher sets, with the same cookie settings."""
-    response.set_cookie(
-        settings.LANGUAGE_COOKIE_NAME,
-        language,
-        max_age=settings.LANGUAGE_COOKIE_AGE,
-        path=settings.LANGUAGE_COOKIE_PATH,
-        domain=settings.LANGUAGE_COOKIE_DOMAIN,
-        secure=settings.LANGUAGE_COOKIE_SECURE,
-        httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
-        samesite=settings.LANGUAGE_COOKIE_SAMESITE,
-    )
 
 
 @require_POST
@@ -126,6 +111,7 @@ def subscribe(request: HttpRequest) -> HttpResponse:
                 password=form.cleaned_data["password1"],
                 comment=form.cleaned_data["comment"],
                 email=form.cleaned_data["email"],
+                time_zone=form.cleaned_data["time_zone"],
             )
         except errors.SubscriptionRefused as exc:
             form.add_error("username", exc.message)
@@ -142,62 +128,3 @@ def subscribe_done(request: HttpRequest) -> HttpResponse:
         "registration/subscribe_done.html",
         {"requested_username": request.session.get("subscription_requested", "")},
     )
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def preferences(request: AuthenticatedRequest) -> HttpResponse:
-    """Board colours, pieces, coordinates, orientation, sound and status bar."""
-    form = PreferencesForm(request.POST or None, instance=preferences_of(request.user))
-    if request.method == "POST" and form.is_valid():
-        services.save_preferences(player=request.user, values=form.cleaned_data)
-        language = form.cleaned_data.get("language")
-        if language:
-            # The message and the page after it in the language just chosen.
-            translation.activate(language)
-        messages.success(request, _("Your preferences were saved."))
-        response = redirect("preferences")
-        if language:
-            _set_language_cookie(response, language)
-        return response
-    return render(request, "accounts/preferences.html", {"form": form})
-
-
-@login_required
-@require_POST
-def preferences_restore(request: AuthenticatedRequest) -> HttpResponse:
-    """Back to the default look (seed 000: "Color Default")."""
-    services.restore_default_preferences(player=request.user)
-    messages.success(request, _("The default preferences were restored."))
-    return redirect("preferences")
-
-
-@csrf_exempt  # RFC 8058: the mail client's one-click POST carries no CSRF token; the
-# signed token in the address is the authority, and it can only stop mail.
-@require_http_methods(["GET", "HEAD", "POST"])
-def mail_stop(request: HttpRequest, token: str) -> HttpResponse:
-    """The link in every mail: GET (and HEAD, for link checkers) shows what it stops and
-    a button; POST stops it (the
-    button, or a mail client's ``List-Unsubscribe-Post``). No login needed; a token this
-    site did not make is refused with 400; a second POST changes nothing more."""
-    try:
-        player_id, kind = read_stop_token(token)
-    except BadMailLink:
-        return render(request, "accounts/mail_stop_refused.html", status=400)
-    player = User.objects.filter(pk=player_id).first()
-    if player is None:
-        return render(request, "accounts/mail_stop_refused.html", status=400)
-    context = {
-        "kind_label": NotificationKind(kind).label if kind else None,
-        "player": player,
-        "token": token,
-    }
-    if request.method == "POST":
-        services.stop_mail(player_id=player_id, kind=kind)
-        return render(request, "accounts/mail_stopped.html", context)
-    # A link followed again once its mail is stopped says so, rather than offering to
-    # stop what is stopped.
-    preferences = preferences_of(player)
-    if not (preferences.wants_mail(kind) if kind else preferences.mail):
-        return render(request, "accounts/mail_stopped.html", context)
-    return render(request, "accounts/mail_stop.html", context)

@@ -15,6 +15,7 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from accounts.socket_limits import SocketLimitMiddleware  # noqa: E402
 from ajedrez import body_limit  # noqa: E402
 from ajedrez.origin import SameOriginValidator  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
@@ -35,8 +36,9 @@ body_limit.install()
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
+        # Counted against the socket bounds before authentication reads the database.
         "websocket": SameOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+            SocketLimitMiddleware(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
         ),
     }
 )

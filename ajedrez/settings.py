@@ -97,6 +97,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Each page in its reader's time zone (the player's choice, else the browser's).
+    "accounts.time_zones.TimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as django-axes asks: it turns a login refused by the lock-out into its page.
@@ -209,6 +211,15 @@ SUBSCRIPTION_REQUESTS_WINDOW = int(os.environ.get("SUBSCRIPTION_REQUESTS_WINDOW"
 CHALLENGES_PER_WINDOW = int(os.environ.get("CHALLENGES_PER_WINDOW", "30"))
 CHALLENGES_PER_PAIR_PER_WINDOW = int(os.environ.get("CHALLENGES_PER_PAIR_PER_WINDOW", "3"))
 CHALLENGE_WINDOW_SECONDS = int(os.environ.get("CHALLENGE_WINDOW_SECONDS", "3600"))
+# Games two players may have in progress together (seed 000: one). The default only: the
+# administrator's "Site rules" in the admin, once saved, rule over it.
+_games_per_pair = os.environ.get("GAMES_PER_PAIR", "1").strip()
+# ASCII digits only: int() would also take "٣" or "2_0".
+GAMES_PER_PAIR = (
+    int(_games_per_pair) if _games_per_pair.isascii() and _games_per_pair.isdigit() else 0
+)
+if not 1 <= GAMES_PER_PAIR <= 100:  # games.models.MAX_GAMES_PER_PAIR
+    raise ImproperlyConfigured("GAMES_PER_PAIR must be a whole number from 1 to 100")
 
 # Archive PGN downloads one player may have running at once (games.pgn_export); more are
 # answered 429. 0 turns the bound off.
@@ -225,7 +236,8 @@ GUEST_IDLE_HOURS = int(os.environ.get("GUEST_IDLE_HOURS", "24"))
 # Argon2 (argon2-cffi) hashes every new password. The PBKDF2 hashers after it still verify
 # the hashes made before; a successful login with one re-hashes the password with Argon2
 # (Django's check_password does, through its setter), so old hashes go as players return.
-# Django's Argon2 parameters: 100 MiB of memory and about a third of a second of CPU a hash.
+# Argon2id at OWASP's parameters (19 MiB, 2 iterations, one thread): about 20 ms of CPU
+# a hash here (accounts.hashers).
 PASSWORD_HASHERS = [
     "accounts.hashers.Argon2PasswordHasher",
     "accounts.hashers.PBKDF2PasswordHasher",
@@ -249,7 +261,11 @@ PASSWORD_HASHES_AT_ONCE = int(
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
+    # Logs nobody in: tells a subscription request's own password from a wrong one.
+    "accounts.backends.SubscriptionRequestBackend",
 ]
+# Counts failures as axes does, but never a subscription request's own password.
+AXES_HANDLER = "accounts.throttling.LoginFailureHandler"
 AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
@@ -295,6 +311,8 @@ STORAGES = {
 CRISPY_ALLOWED_TEMPLATE_PACKS = "bootstrap5"
 CRISPY_TEMPLATE_PACK = "bootstrap5"
 
+# Database sessions whose keys must look like the ones Django makes (accounts/sessions.py).
+SESSION_ENGINE = "accounts.sessions"
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False
 
@@ -373,17 +391,26 @@ DISTRIBUIDO_FIRST_LINE_TIMEOUT = float(os.environ.get("DISTRIBUIDO_FIRST_LINE_TI
 # With a secret: seconds a connection has to send it (0: no limit).
 DISTRIBUIDO_LOGIN_TIMEOUT = float(os.environ.get("DISTRIBUIDO_LOGIN_TIMEOUT", "60"))
 DISTRIBUIDO_DB_THREADS = int(os.environ.get("DISTRIBUIDO_DB_THREADS", "4"))
+# Secret checks of one address that may wait for their turn at once after wrong guesses
+# (at most ESPOL_LOGIN_DELAY_MAX seconds each): beyond, one is answered at once, unchecked.
+DISTRIBUIDO_SECRET_QUEUE_PER_ADDRESS = int(
+    os.environ.get("DISTRIBUIDO_SECRET_QUEUE_PER_ADDRESS", "4")
+)
 CHESSIRC_HOST = os.environ.get("CHESSIRC_HOST", "127.0.0.1")
 CHESSIRC_PORT = int(os.environ.get("CHESSIRC_PORT", "4321"))
 CHESSIRC_SECRET = os.environ.get("CHESSIRC_SECRET", "")
 CHESSIRC_IDLE_TIMEOUT = float(os.environ.get("CHESSIRC_IDLE_TIMEOUT", "3600"))
 CHESSIRC_MAX_CONNECTIONS = int(os.environ.get("CHESSIRC_MAX_CONNECTIONS", "200"))
-# A bot holds one connection per IRC channel: one serving more channels from one address
-# needs this raised. Without it one address could hold the whole CHESSIRC_MAX_CONNECTIONS.
-CHESSIRC_MAX_PER_ADDRESS = int(os.environ.get("CHESSIRC_MAX_PER_ADDRESS", "20"))
+# chessirc has one trusted client, the IRC bot, with one connection per channel: a bot
+# serving more than 4 channels from one address needs this raised. Small against the
+# total on purpose: at 20 per address, ten addresses filled all 200 places and locked the
+# bot out; at 4, fifty addresses are needed (manage.py check warns when the total leaves
+# fewer than eleven addresses their share: legacy_tcp.checks).
+CHESSIRC_MAX_PER_ADDRESS = int(os.environ.get("CHESSIRC_MAX_PER_ADDRESS", "4"))
 CHESSIRC_FIRST_LINE_TIMEOUT = float(os.environ.get("CHESSIRC_FIRST_LINE_TIMEOUT", "30"))
 CHESSIRC_LOGIN_TIMEOUT = float(os.environ.get("CHESSIRC_LOGIN_TIMEOUT", "60"))
 CHESSIRC_DB_THREADS = int(os.environ.get("CHESSIRC_DB_THREADS", "2"))
+CHESSIRC_SECRET_QUEUE_PER_ADDRESS = int(os.environ.get("CHESSIRC_SECRET_QUEUE_PER_ADDRESS", "4"))
 # Both write as ESPOL does: a client that reads nothing for ESPOL_WRITE_TIMEOUT seconds,
 # with ESPOL_WRITE_BUFFER bytes waiting, is dropped.
 
@@ -483,6 +510,16 @@ MAIL_RETRY_SECONDS = float(os.environ.get("MAIL_RETRY_SECONDS", "60"))
 # that lapse after PRESENCE_TTL_SECONDS.
 PRESENCE_TTL_SECONDS = float(os.environ.get("PRESENCE_TTL_SECONDS", "90"))
 
+# The lichess-compatible API (games.api, docs/protocols/lichess.md): requests one token
+# may make a minute (beyond: 429, as lichess answers), the largest request body an
+# endpoint reads (a chat line or a challenge's form is far smaller), the seconds between
+# the keep-alive newlines of its streams (lichess: 7), and the streams one token may hold
+# open in one process at once. 0 turns a limit off.
+API_REQUESTS_PER_MINUTE = int(os.environ.get("API_REQUESTS_PER_MINUTE", "300"))
+API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", "16384"))
+API_STREAM_KEEPALIVE_SECONDS = float(os.environ.get("API_STREAM_KEEPALIVE_SECONDS", "6"))
+API_STREAMS_PER_TOKEN = int(os.environ.get("API_STREAMS_PER_TOKEN", "16"))
+
 # Live sockets one login session, and one address, may hold open in one process
 # (accounts/socket_limits.py): a player with ten game pages open holds about twenty; an
 # office or a school behind one address, more. 0: no such bound.
@@ -495,11 +532,46 @@ SOCKETS_PER_ADDRESS = int(os.environ.get("SOCKETS_PER_ADDRESS", "200"))
 TASKS = {
     "default": {
         "BACKEND": "django_tasks_db.DatabaseBackend",
-        "QUEUES": ["default", "mail"],
+        "QUEUES": ["default", "mail", "analysis"],
     }
 }
 TASK_WORKER_IN_SERVE = _env_bool("TASK_WORKER_IN_SERVE", True)
 TASK_WORKER_INTERVAL = float(os.environ.get("TASK_WORKER_INTERVAL", "1"))
+
+# Computer analysis (docs/analysis.md): Stockfish over UCI, driven by the worker of the
+# "analysis" queue (a thread of `manage.py serve` beside the mail's, or
+# `manage.py db_worker --queue-name analysis`), never by a request. Each position is
+# searched to ENGINE_NODES nodes (or ENGINE_DEPTH plies, when set), and never longer than
+# ENGINE_SECONDS; a search that has not answered ENGINE_HANG_SECONDS after that counts as
+# hung, and the engine is killed, started again and asked again, ENGINE_ATTEMPTS times
+# at most per position. The defaults suit a 2-core machine that also serves the games:
+# one engine thread, a small hash, and the lowest CPU priority (ENGINE_NICE, and Linux's
+# idle scheduling class with ENGINE_IDLE_CLASS) so that moves keep their latency while
+# analyses run (docs/benchmarks.md, "Computer analysis").
+STOCKFISH_PATH = os.environ.get("STOCKFISH_PATH", "/usr/games/stockfish")
+ENGINE_NODES = int(os.environ.get("ENGINE_NODES", "250000"))
+ENGINE_DEPTH = int(os.environ.get("ENGINE_DEPTH", "0"))
+ENGINE_SECONDS = float(os.environ.get("ENGINE_SECONDS", "1.5"))
+ENGINE_THREADS = int(os.environ.get("ENGINE_THREADS", "1"))
+ENGINE_HASH_MB = int(os.environ.get("ENGINE_HASH_MB", "32"))
+ENGINE_NICE = int(os.environ.get("ENGINE_NICE", "19"))
+ENGINE_IDLE_CLASS = _env_bool("ENGINE_IDLE_CLASS", True)
+ENGINE_HANG_SECONDS = float(os.environ.get("ENGINE_HANG_SECONDS", "10"))
+ENGINE_ATTEMPTS = int(os.environ.get("ENGINE_ATTEMPTS", "3"))
+# A game's analysis runs in slices of at most this many seconds, each a task of its own:
+# a position asked for on the analysis board waits for the end of a slice, not of a game.
+ANALYSIS_SLICE_SECONDS = float(os.environ.get("ANALYSIS_SLICE_SECONDS", "5"))
+# `manage.py serve` runs the analysis queue's worker on a thread of its own (the mail's
+# worker leaves that queue to it, so a long analysis never holds a mail back).
+ANALYSIS_WORKER_IN_SERVE = _env_bool("ANALYSIS_WORKER_IN_SERVE", TASK_WORKER_IN_SERVE)
+# Requests one player may make in a window (counted in the cache, as the chat's): game
+# analyses, and positions of the analysis board. 0 turns a limit off.
+ANALYSIS_REQUESTS_PER_WINDOW = int(os.environ.get("ANALYSIS_REQUESTS_PER_WINDOW", "10"))
+ANALYSIS_WINDOW_SECONDS = float(os.environ.get("ANALYSIS_WINDOW_SECONDS", "3600"))
+POSITION_EVALUATIONS_PER_WINDOW = int(os.environ.get("POSITION_EVALUATIONS_PER_WINDOW", "30"))
+POSITION_EVALUATION_WINDOW_SECONDS = float(
+    os.environ.get("POSITION_EVALUATION_WINDOW_SECONDS", "60")
+)
 
 LOGGING = {
     "version": 1,

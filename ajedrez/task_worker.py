@@ -1,9 +1,11 @@
-"""The background-task worker inside ``manage.py serve``: django-tasks-db's own worker
+"""The background-task workers inside ``manage.py serve``: django-tasks-db's own worker
 (the loop of ``manage.py db_worker``) on a thread of the server's process, so that mail
-goes out with no other command. It shares the process's cache with the sockets, which is
-what lets it see who is on the site without Redis. A deployment of several processes runs
-``manage.py db_worker --queue-name '*'`` instead (docs/deploy.md): any number of workers
-share the queue, each task claimed by one (row locks on PostgreSQL).
+goes out with no other command, and a second one for the engine's queue (the analyses,
+which take a while). The mail's worker shares the process's cache with the sockets, which
+is what lets it see who is on the site without Redis. A deployment of several processes
+runs ``manage.py db_worker --queue-name '*' --exclude-queues analysis`` and ``manage.py
+db_worker --queue-name analysis`` instead (docs/deploy.md): any number of workers share a
+queue, each task claimed by one (row locks on PostgreSQL).
 """
 
 from __future__ import annotations
@@ -46,24 +48,34 @@ class LookFirstWorker(Worker):
     returns to looking. Not a fork: the claim, the run and the results are the library's.
     """
 
-    def __init__(self, *, interval: float, worker_id: str) -> None:
+    def __init__(
+        self,
+        *,
+        interval: float,
+        worker_id: str,
+        queue_names: list[str] | None = None,
+        excluded_queue_names: list[str] | None = None,
+    ) -> None:
         super().__init__(
-            queue_names=["*"],
+            queue_names=queue_names or ["*"],
             interval=interval,
             batch=True,
             backend_name="default",
             startup_delay=False,
             max_tasks=None,
             worker_id=worker_id,
-            excluded_queue_names=[],
+            excluded_queue_names=excluded_queue_names or [],
         )
         self._wake = threading.Event()
 
     def has_ready_task(self) -> bool:
         """Whether a task waits to be run: the query of the library's claim, unlocked."""
-        return (
-            DBTaskResult.objects.ready().filter(backend_name=self.backend_name).exists()
-        )
+        tasks = DBTaskResult.objects.ready().filter(backend_name=self.backend_name)
+        if not self.process_all_queues:
+            tasks = tasks.filter(queue_name__in=self.queue_names)
+        if self.excluded_queue_names:
+            tasks = tasks.exclude(queue_name__in=self.excluded_queue_names)
+        return tasks.exists()
 
     def pause(self) -> None:
         """Wait ``interval`` between looks, or less if :meth:`stop` is called."""
@@ -108,14 +120,29 @@ class LookFirstWorker(Worker):
         self._wake.set()
 
 
-class WorkerThread(threading.Thread):
-    """Runs the worker until :meth:`stop`; the task in hand, if any, is finished first."""
+# The engine's queue (games.analysis_tasks) has a worker of its own: a game's analysis
+# takes a while, and no mail should wait behind it.
+ANALYSIS_QUEUE = "analysis"
 
-    def __init__(self, *, interval: float) -> None:
-        super().__init__(name="task-worker", daemon=True)
-        self.worker = LookFirstWorker(
-            interval=interval, worker_id=f"serve-{get_random_string(12)}"
-        )
+
+class WorkerThread(threading.Thread):
+    """Runs the worker until :meth:`stop`; the task in hand, if any, is finished first.
+
+    By default every queue but the engine's; ``analysis=True``: the engine's alone, with
+    its engine process stopped when the thread ends."""
+
+    def __init__(self, *, interval: float, analysis: bool = False) -> None:
+        super().__init__(name="analysis-worker" if analysis else "task-worker", daemon=True)
+        self.analysis = analysis
+        worker_id = f"serve-{'analysis-' if analysis else ''}{get_random_string(12)}"
+        if analysis:
+            self.worker = LookFirstWorker(
+                interval=interval, worker_id=worker_id, queue_names=[ANALYSIS_QUEUE]
+            )
+        else:
+            self.worker = LookFirstWorker(
+                interval=interval, worker_id=worker_id, excluded_queue_names=[ANALYSIS_QUEUE]
+            )
 
     def run(self) -> None:
         # Signals belong to the main thread (Daphne's): the worker's own handlers are
@@ -125,6 +152,10 @@ class WorkerThread(threading.Thread):
         except Exception:
             logger.exception("the task worker stopped on an error")
         finally:
+            if self.analysis:
+                from games.analysis_tasks import close_thread_engine
+
+                close_thread_engine()
             connections.close_all()
 
     def stop(self, timeout: float = 35.0) -> None:

@@ -62,10 +62,12 @@ class Sizes:
     idle_sessions: int
     round_trips: int
     pgn_games: int  # finished games of 200 plies in the downloaded archive
+    tournament_requests: int  # renders of a 100-player event's page at each step
+    analysis_moves: int  # moves timed alone, then again while two analyses run
 
 
-FULL = Sizes(1_000, 1_000_000, 1_000, 20, "1,2,4,8", 10.0, 200, 10_000, 2_000, 2_000)
-QUICK = Sizes(1_000, 10_000, 100, 5, "4", 3.0, 30, 1_000, 100, 200)
+FULL = Sizes(1_000, 1_000_000, 1_000, 20, "1,2,4,8", 10.0, 200, 10_000, 2_000, 2_000, 100, 400)
+QUICK = Sizes(1_000, 10_000, 100, 5, "4", 3.0, 30, 1_000, 100, 200, 20, 100)
 # The sizes the goals are set at (the issue's): a figure at another size has no target.
 GOAL_SPECTATORS = 1_000
 GOAL_IDLE_SESSIONS = 10_000
@@ -165,6 +167,24 @@ def measure(sizes: Sizes) -> list[Metric]:
                pgn["parallel"]["peak_rss_mb"], "MB"),
         Metric("another player's state p50 during 8 downloads",
                pgn["parallel"]["state_p50_ms"], "ms"),
+    ]
+    event = run_script("tournament_start", "--requests", str(sizes.tournament_requests))
+    first, last = event["pages"][0], event["pages"][-1]
+    metrics += [
+        Metric(f"tournament: start {event['players']} players, {event['games']} games",
+               event["start_seconds"], "s"),
+        Metric(f"tournament page CPU p50, {last['finished']} / {first['finished']} "
+               "games finished", last["cpu_p50_ms"] / first["cpu_p50_ms"], "ratio", 1.2),
+        Metric(f"tournament page queries, {last['finished']} − {first['finished']} "
+               "games finished", last["queries"] - first["queries"], "queries", 0),
+    ]
+
+    analysis = run_script("engine_analysis", "--moves", str(sizes.analysis_moves))
+    metrics += [
+        Metric("analysis: positions per second at the default limits",
+               analysis["positions_per_second"], "pos/s"),
+        Metric("analysis: a 40-move game (81 positions)", analysis["game_seconds"], "s"),
+        Metric("move p99 while two analyses run / alone", analysis["p99_ratio"], "x", 2.0),
     ]
     return metrics
 

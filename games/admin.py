@@ -1,14 +1,19 @@
-"""AdmChess: games, their moves and PGN, challenges, and the "delete finished games" job.
+"""AdmChess: games, their moves and PGN, challenges, and the "delete finished games" job;
+tournaments have their pages in :mod:`games.tournament_admin`.
 
 Game state is never edited here: the pages are read-only, and the maintenance job calls
 :func:`games.services.delete_finished_games`, the same as ``manage.py purge_finished_games``.
 The "Check that moves replay" action reads :func:`games.integrity.check_games`, the same
-as ``manage.py check_games``.
+as ``manage.py check_games``. "Site rules" (how many games two players may have in
+progress together) is saved through :func:`games.services.set_site_rules`.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
@@ -21,8 +26,23 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts.admin_mixins import ReadOnlyAdminMixin
-from games import chat, integrity, services, state
-from games.models import Challenge, ChatMessage, ChatMute, Game, Move, Notification, Vacation
+from games import (
+    chat,
+    integrity,
+    services,
+    state,
+    tournament_admin,  # noqa: F401  (registers the tournaments' pages)
+)
+from games.models import (
+    Challenge,
+    ChatMessage,
+    ChatMute,
+    Game,
+    Move,
+    Notification,
+    SiteRules,
+    Vacation,
+)
 
 
 class MoveInline(ReadOnlyAdminMixin, admin.TabularInline):
@@ -65,7 +85,7 @@ class GameAdmin(admin.ModelAdmin):
     )
     list_select_related = ("white", "black")
     list_filter = ("status", "result", "termination", "days_per_move")
-    search_fields = ("white__username", "black__username")
+    search_fields = ("short_id", "white__username", "black__username")
     search_help_text = _("A game number (P0000042) or a player's name.")
     ordering = ("-updated_at", "-pk")
     fields = (
@@ -263,7 +283,7 @@ class ChallengeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     )
     list_select_related = ("challenger", "challenged")
     list_filter = ("status",)
-    search_fields = ("challenger__username", "challenged__username")
+    search_fields = ("short_id", "challenger__username", "challenged__username")
     date_hierarchy = "created_at"
 
     @admin.display(description=_("game"), ordering="game")
@@ -382,3 +402,50 @@ class ChatMuteAdmin(admin.ModelAdmin):
 
     def delete_model(self, request: HttpRequest, obj: ChatMute) -> None:
         chat.unmute(player=obj.player)
+
+
+@admin.register(SiteRules)
+class SiteRulesAdmin(admin.ModelAdmin):
+    """"Site rules": one row, its page reached straight from the admin's index. Saved
+    through :func:`games.services.set_site_rules`, which every door's checks read."""
+
+    fields = ("games_per_pair",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        # Only the first save adds the row; every later one changes it.
+        return super().has_add_permission(request) and not SiteRules.objects.exists()
+
+    def has_delete_permission(self, request: HttpRequest, obj: SiteRules | None = None) -> bool:
+        # Empty fields already mean "the environment's default".
+        return False
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict | None = None
+    ) -> HttpResponse:
+        # A list of one row is a detour: straight to its form (to the empty one until the
+        # administrator first saves it).
+        if SiteRules.objects.filter(pk=SiteRules.SINGLETON).exists():
+            target = reverse("admin:games_siterules_change", args=[SiteRules.SINGLETON])
+        else:
+            target = reverse("admin:games_siterules_add")
+        return HttpResponseRedirect(target)
+
+    def get_form(
+        self, request: HttpRequest, obj: SiteRules | None = None, change: bool = False,
+        **kwargs: Any,
+    ) -> type[forms.ModelForm]:
+        form = super().get_form(request, obj, change, **kwargs)
+        field = form.base_fields["games_per_pair"]
+        field.help_text = _(
+            "How many games two players may have in progress together, at every door "
+            "(web, WebSocket, ESPOL, the # protocol, chessirc). Empty: the default of the "
+            "environment variable GAMES_PER_PAIR, now %(default)d. Lowering it ends no "
+            "game."
+        ) % {"default": settings.GAMES_PER_PAIR}
+        return form
+
+    def save_model(
+        self, request: HttpRequest, obj: SiteRules, form: object, change: bool
+    ) -> None:
+        saved = services.set_site_rules(games_per_pair=obj.games_per_pair)
+        obj.pk = saved.pk

@@ -51,6 +51,17 @@ def label(days: int | None) -> str:
     return ngettext("%(days)d day per move", "%(days)d days per move", days) % {"days": days}
 
 
+def time_control_choices(chosen: str = "") -> list[tuple[str, str, bool]]:
+    """``[("1", "1 day per move", False), …, ("none", "no time limit", False)]`` for a
+    select: value, label, and whether it is selected: ``chosen`` (a value the form sent
+    before and comes back with) when it is one of them, else the one offered first."""
+    choices = [(str(days), label(days)) for days in DAYS_PER_MOVE] + [("none", label(None))]
+    selected = chosen if chosen in {value for value, _label in choices} else str(
+        DEFAULT_DAYS_PER_MOVE
+    )
+    return [(value, text, value == selected) for value, text in choices]
+
+
 def pgn_time_control(days: int | None) -> str:
     """The PGN ``TimeControl`` tag: ``1/259200`` (one move per 3 days, in seconds: the
     standard's moves/seconds period, as chess.com writes its Daily games), ``-`` for no
@@ -110,6 +121,7 @@ def expiry(
     start_fen: str,
     plies_played: int,
     now: dt.datetime,
+    can_abort: bool = True,
 ) -> Expiry | None:
     """How a game in this state has ended by ``now`` on time, or ``None`` while its time
     has not run out (no clock, a clock standing still, time left, or already over).
@@ -117,7 +129,8 @@ def expiry(
     The one rule of running out, for the services that write the ending and for the
     read model that shows a game past its deadline as over before the sweep ends it: the
     player the game waits for loses (a draw when the opponent has no mating material);
-    before both players have moved the game is aborted instead.
+    before both players have moved the game is aborted instead, unless it cannot be
+    (``can_abort`` false: a tournament's game, which is scored whatever happens).
     """
     if deadline is None or not is_due(
         active=active, deadline=deadline, paused_at=paused_at, now=now
@@ -125,7 +138,7 @@ def expiry(
         return None
     # Before each side has moved, the player who ran out never had to answer a move of
     # the opponent: aborted (no result, not rated) rather than lost.
-    if not rules.both_sides_have_moved(start_fen=start_fen, plies=plies_played):
+    if can_abort and not rules.both_sides_have_moved(start_fen=start_fen, plies=plies_played):
         return Expiry(colour_on_clock, rules.ABORTED, deadline)
     return Expiry(colour_on_clock, rules.timeout_outcome(fen, colour_on_clock), deadline)
 
@@ -139,6 +152,8 @@ class _OnTheClock(Protocol):
     def paused_at(self) -> dt.datetime | None: ...
     @property
     def colour_on_clock(self) -> str: ...
+    @property
+    def tournament_id(self) -> int | None: ...
     @property
     def fen(self) -> str: ...
     @property
@@ -158,4 +173,5 @@ def expiry_of(game: _OnTheClock, now: dt.datetime) -> Expiry | None:
         start_fen=game.start_fen,
         plies_played=game.next_move_number - 1,
         now=now,
+        can_abort=game.tournament_id is None,
     )

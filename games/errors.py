@@ -101,13 +101,34 @@ class OpponentChallengedFirst(DomainError):
 
 
 class ActiveGameExists(DomainError):
+    """The two players already have as many games in progress together as the site
+    allows (its rules: one, unless the administrator allows more)."""
+
     code = "active_game_exists"
     default_message = _("You already have a game in progress with that player.")
+
+    def __init__(self, *, limit: int = 1) -> None:
+        message = None
+        if limit > 1:
+            message = ngettext(
+                "You already have %(limit)d game in progress with that player, the most "
+                "this site allows.",
+                "You already have %(limit)d games in progress with that player, the most "
+                "this site allows.",
+                limit,
+            ) % {"limit": limit}
+        super().__init__(message, limit=limit)
+        self.limit = limit
 
 
 class SelfChallenge(DomainError):
     code = "self_challenge"
     default_message = _("You cannot challenge yourself.")
+
+
+class InvalidGamesPerPair(DomainError):
+    code = "invalid_games_per_pair"
+    default_message = _("Games between two players must be a whole number from 1 to 100, or empty.")
 
 
 class ChallengeRateLimited(DomainError):
@@ -136,6 +157,46 @@ class ChallengeNotFound(DomainError):
 class InvalidColour(DomainError):
     code = "invalid_colour"
     default_message = _("The colour must be white or black.")
+
+
+class ColourChosenByChallenger(DomainError):
+    """The challenger chose the colours: the challenged player may not pick another."""
+
+    code = "colour_chosen_by_challenger"
+    default_message = _("The challenger chose the colours.")
+
+    def __init__(self, *, colour: str = "") -> None:
+        """``colour``: the one left to the challenged player, named in the message."""
+        message = {
+            "white": _("The challenger chose the colours: you play white."),
+            "black": _("The challenger chose the colours: you play black."),
+        }.get(colour)
+        super().__init__(None if message is None else str(message), colour=colour)
+
+
+class InvalidDeclineReason(DomainError):
+    code = "invalid_decline_reason"
+    default_message = _(
+        "Unknown reason: generic, later, tooFast, tooSlow, timeControl, rated, casual, "
+        "standard, variant, noBot or onlyBot."
+    )
+
+
+class NotAbortable(DomainError):
+    code = "not_abortable"
+    default_message = _("This game can no longer be aborted: both players have moved.")
+
+
+class NoVictoryToClaim(DomainError):
+    code = "no_victory_to_claim"
+    default_message = _(
+        "You cannot claim the win on this game: your opponent's time has not run out."
+    )
+
+
+class BotUpgradeRefused(DomainError):
+    code = "bot_upgrade_refused"
+    default_message = _("This account cannot become a bot.")
 
 
 class InvalidTimeControl(DomainError):
@@ -186,3 +247,82 @@ class ConditionalLinesInvalid(DomainError):
 class ConditionalOnYourTurn(DomainError):
     code = "conditional_on_your_turn"
     default_message = _("It is your turn: play your move instead of setting conditional moves.")
+
+
+class TournamentNotFound(DomainError):
+    code = "tournament_not_found"
+    default_message = _("No such tournament.")
+
+
+class RegistrationClosed(DomainError):
+    """The event no longer takes players: it started, was called off, or its date passed."""
+
+    code = "registration_closed"
+    default_message = _("Registration for this tournament is closed.")
+
+
+class TournamentFull(DomainError):
+    code = "tournament_full"
+    default_message = _("This tournament is full.")
+
+
+class AlreadyRegistered(DomainError):
+    code = "already_registered"
+    default_message = _("You have already joined this tournament.")
+
+
+class NotRegistered(DomainError):
+    code = "not_registered"
+    default_message = _("You are not playing in this tournament.")
+
+
+class RatingOutOfBounds(DomainError):
+    code = "rating_out_of_bounds"
+    default_message = _("Your rating is outside this tournament's bounds.")
+
+
+class TournamentNotRunning(DomainError):
+    """A withdrawal from an event that is not being played (over, or not begun: then the
+    player leaves it instead)."""
+
+    code = "tournament_not_running"
+    default_message = _("This tournament is not being played.")
+
+
+class InvalidTournament(DomainError):
+    """An event whose settings do not fit together: the message says which."""
+
+    code = "invalid_tournament"
+    default_message = _("These tournament settings do not fit together.")
+
+
+class EngineNotAllowed(DomainError):
+    """Fair play: the engine never helps with a game in progress, whatever door asks."""
+
+    code = "engine_not_allowed"
+    default_message = _("No engine while the game is in progress.")
+
+
+class EngineUnavailable(DomainError):
+    code = "engine_unavailable"
+    default_message = _("The computer analysis is not available on this server.")
+
+
+class AnalysisRateLimited(DomainError):
+    code = "analysis_rate_limited"
+    default_message = _("You have asked the engine too often lately: wait a moment.")
+
+    def __init__(self, *, retry_after: int = 60) -> None:
+        super().__init__(
+            ngettext(
+                "You have asked the engine too often lately: ask again in %(seconds)d second.",
+                "You have asked the engine too often lately: ask again in %(seconds)d seconds.",
+                retry_after,
+            ) % {"seconds": retry_after},
+            retry_after=retry_after,
+        )
+
+
+class NoteInvalid(DomainError):
+    code = "note_invalid"
+    default_message = _("A note has at most 5000 characters.")

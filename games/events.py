@@ -66,3 +66,24 @@ def publish_challenge_event(challenge: Challenge, event: str) -> None:
     }
     groups = [player_group(challenge.challenger_id), player_group(challenge.challenged_id)]
     publish_on_commit(groups, lambda: message)
+
+
+def tournament_group(tournament_id: int) -> str:
+    """The pages of an event (its crosstables): told when its table changes."""
+    return f"tournament-{tournament_id}"
+
+
+def publish_tournament_event(tournament_id: int, event: str) -> None:
+    """After commit, tell the event's pages that its table changed (a game ended, a
+    round began, a player withdrew); they fetch the table again."""
+    message = {"type": "tournament.event", "event": event, "tournament": tournament_id}
+    publish_on_commit([tournament_group(tournament_id)], lambda: message)
+
+
+def publish_round_started(tournament_id: int, player_ids: list[int]) -> None:
+    """After commit, tell the event's pages, its players' pages and the lobby, all in
+    one message, that a round's games have started: one send for the whole round rather
+    than one per game (450 of them started together took two seconds to announce)."""
+    message = {"type": "tournament.event", "event": "round_started", "tournament": tournament_id}
+    groups = [tournament_group(tournament_id), *map(player_group, player_ids), LOBBY_GROUP]
+    publish_on_commit(groups, lambda: message)

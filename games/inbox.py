@@ -1,12 +1,21 @@
-"""The notifications pages: the list, opening one (marks it read, leads to its game)
-and marking them all read. Only the recipient ever sees or marks a notification."""
+"""What waits for the player: the notifications pages (the list, opening one — marks it
+read, leads to its game — and marking them all read; only the recipient ever sees or
+marks a notification), and the next game where it is their move."""
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.http import (
+    Http404,
+    HttpResponse,
+    HttpResponseRedirect,
+    JsonResponse,
+)
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST, require_safe
 
 from accounts.types import AuthenticatedRequest
@@ -55,3 +64,25 @@ def notification_read_all(request: AuthenticatedRequest) -> HttpResponse:
     if "application/json" in request.headers.get("Accept", ""):
         return JsonResponse({"marked": marked, "unread": 0})
     return redirect("notification_list")
+
+
+@login_required
+@require_safe
+def next_game(request: AuthenticatedRequest) -> HttpResponse:
+    """The next game where it is my move (the least time left first), other than the game
+    ``from`` names: its page, or, with ``Accept: application/json``, ``{"url": …}``
+    (``null`` when none waits), which the game page reads after my move. With none, the
+    page goes to the dashboard and says so."""
+    besides = request.GET.get("from")
+    if besides is not None and not (besides.isascii() and besides.isdigit() and len(besides) < 12):
+        return JsonResponse({"error": _("“from” must be a game number.")}, status=400)
+    found = selectors.next_game_waiting_for(
+        request.user, besides=int(besides) if besides is not None else None
+    )
+    url = reverse("game_detail", args=[found.pk]) if found is not None else None
+    if "application/json" in request.headers.get("Accept", ""):
+        return JsonResponse({"url": url})
+    if url is None:
+        messages.info(request, _("No other game waits for your move."))
+        return redirect("dashboard")
+    return redirect(url)

@@ -7,7 +7,6 @@ a domain error becomes a message on the page the player came from.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -31,9 +30,9 @@ from accounts import services as account_services
 from accounts.forms import UnsubscribeForm
 from accounts.types import AuthenticatedRequest, Player
 from accounts.validators import USERNAME_MAX_LENGTH
-from games import errors, notifications, rules, selectors, services
+from games import clock, errors, notifications, selectors, services, state
 from games.models import Colour, Game
-from games.state import GameRow, LiveGame, Relation, awaiting_count, game_row, game_url
+from games.state import GameRow, LiveGame, Relation, awaiting_count, game_row, relations_of
 from ranking import selectors as ranking_selectors
 
 RECENT_FINISHED_GAMES = 10
@@ -44,6 +43,8 @@ GAMES_PER_PAGE = 25
 PLAYERS_PER_PAGE = 20
 PROFILE_RECENT_GAMES = 15
 CHALLENGE_TYPED_KEY = "challenge_typed"
+# The time control chosen in a refused challenge: the form comes back with it.
+CHALLENGE_DAYS_KEY = "challenge_days"
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,18 @@ def dashboard(request: AuthenticatedRequest) -> HttpResponse:
     if request.GET.get("partial") == "1":
         return render(request, "lobby/_dashboard_live.html", context)
     context["challenge_typed"] = request.session.pop(CHALLENGE_TYPED_KEY, "")
+    context["challenge_days"] = request.session.pop(CHALLENGE_DAYS_KEY, "")
+    context["my_tournaments"] = state.tournaments.current_entries_of(request.user)
     return render(request, "lobby/dashboard.html", context)
+
+
+def _challenge_again(request: AuthenticatedRequest) -> dict[str, str]:
+    """The refused challenge a players' page shows again (whom, and the time control
+    chosen), taken from the session: once."""
+    return {
+        "username": request.session.pop(CHALLENGE_TYPED_KEY, ""),
+        "days": request.session.pop(CHALLENGE_DAYS_KEY, ""),
+    }
 
 
 # The lists the dashboard windows, each on pages of its own: (selector, heading).
@@ -166,23 +178,37 @@ def _back(request: HttpRequest) -> HttpResponseRedirect:
 @require_POST
 def challenge_create(request: AuthenticatedRequest) -> HttpResponse:
     """Challenge the player named in the ``username`` field, with ``days_per_move`` days
-    per move (``none`` or absent: no time limit)."""
+    per move (``none`` or absent: no time limit); ``colour`` says who picks the colours
+    (``acceptor``, the default: the challenged player; or ``white``, ``black``,
+    ``random``: the challenger, now)."""
     username = request.POST.get("username", "").strip()[:USERNAME_MAX_LENGTH]
+    # Kept as sent only if it is one of the choices offered, for the form to select it.
+    chosen = str(request.POST.get("days_per_move", "")).strip()
+    if chosen not in {value for value, _label, _offered in clock.time_control_choices()}:
+        chosen = ""
     if not username:
         messages.error(request, _("Type the user name of the player to challenge."))
+        request.session[CHALLENGE_DAYS_KEY] = chosen
         return _back(request)
     try:
         days = _days_per_move(request.POST.get("days_per_move", ""))
         opponent = account_selectors.active_player(username)
-        services.challenge(challenger=request.user, challenged=opponent, days_per_move=days)
+        services.challenge(
+            challenger=request.user,
+            challenged=opponent,
+            days_per_move=days,
+            colour=request.POST.get("colour", "") or "acceptor",
+        )
     except errors.DomainError as exc:
         if isinstance(exc, account_errors.UserNotFound):
             message = _("There is no active player called “%(name)s”.") % {"name": username}
         else:
             message = exc.message
         messages.error(request, message)
-        # The dashboard's form shows the name again, to be corrected rather than retyped.
+        # The form shows the name and the time control again, to be corrected rather
+        # than typed and chosen again.
         request.session[CHALLENGE_TYPED_KEY] = username
+        request.session[CHALLENGE_DAYS_KEY] = chosen
     else:
         sent = _("Challenge sent to %(name)s. The game starts when they accept.") % {
             "name": opponent.username
@@ -209,15 +235,16 @@ def _days_per_move(text: str) -> int | None:
 @login_required
 @require_POST
 def challenge_accept(request: AuthenticatedRequest, pk: int, colour: str) -> HttpResponse:
-    """Accept a challenge made to me, playing ``colour`` (white, black or random).
+    """Accept a challenge made to me, playing ``colour`` (white, black or random; for a
+    challenge whose challenger chose the colours, random takes the one left).
 
     On success the player lands on the new game's page; on a refusal, back where the
     form was, with the reason.
     """
-    if colour == "random":
-        colour = secrets.choice((rules.WHITE, rules.BLACK))
     try:
-        game = services.accept_challenge(challenge_id=pk, player=request.user, colour=colour)
+        game = services.accept_challenge(
+            challenge_id=pk, player=request.user, colour=None if colour == "random" else colour
+        )
     except errors.DomainError as exc:
         messages.error(request, exc.message)
     else:
@@ -272,20 +299,6 @@ def challenge_withdraw(request: AuthenticatedRequest, pk: int) -> HttpResponse:
 # --------------------------------------------------------------------------- players
 
 
-def _relations(player: Player) -> dict[int, Relation]:
-    """My relation to every other player, in two queries."""
-    relations = {
-        other: Relation(game_url=game_url(game_id))
-        for other, game_id in selectors.opponents_in_active_games(player).items()
-    }
-    for found in selectors.pending_challenges_between(player):
-        if found.challenger_id == player.pk:
-            relations[found.challenged_id] = Relation(challenge_sent=found)
-        else:
-            relations[found.challenger_id] = Relation(challenge_received=found)
-    return relations
-
-
 @login_required
 @require_safe
 def players(request: AuthenticatedRequest) -> HttpResponse:
@@ -293,13 +306,21 @@ def players(request: AuthenticatedRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()
     found = account_selectors.active_players(query)
     page = Paginator(found, PLAYERS_PER_PAGE).get_page(request.GET.get("page"))
-    relations = _relations(request.user)
+    relations = relations_of(request.user)
     rows = [(p, relations.get(p.pk, Relation())) for p in page.object_list]
     away = selectors.on_vacation([p.pk for p in page.object_list])
+    bots = account_selectors.bots_among([p.pk for p in page.object_list])
     return render(
         request,
         "players/list.html",
-        {"page": page, "rows": rows, "query": query, "away": away},
+        {
+            "page": page,
+            "rows": rows,
+            "query": query,
+            "away": away,
+            "bots": bots,
+            "challenge_again": _challenge_again(request),
+        },
     )
 
 
@@ -316,7 +337,7 @@ def player_detail(request: AuthenticatedRequest, username: str) -> HttpResponse:
     recent = [game_row(g, player) for g in games]
     relation = (
         None if player.pk == request.user.pk
-        else _relations(request.user).get(player.pk, Relation())
+        else relations_of(request.user).get(player.pk, Relation())
     )
     return render(
         request,
@@ -327,7 +348,10 @@ def player_detail(request: AuthenticatedRequest, username: str) -> HttpResponse:
             "recent_games": recent,
             "relation": relation,
             "away": selectors.on_vacation([player.pk]),
+            "bots": account_selectors.bots_among([player.pk]),
             "rating_chart": ranking_selectors.rating_chart(player.pk),
+            "challenge_again": _challenge_again(request),
+            "events": state.tournaments.events_of(player),
         },
     )
 

@@ -9,6 +9,7 @@ urlpatterns = [
     path("my-games/<slug:section>/", lobby.game_list, name="game_list"),
     path("vacation/", lobby.vacation, name="vacation"),
     path("awaiting/", lobby.awaiting, name="awaiting"),
+    path("next/", inbox.next_game, name="next_game"),
     path("notifications/", inbox.notification_list, name="notification_list"),
     path("notifications/<int:pk>/", inbox.notification_open, name="notification_open"),
     path("notifications/read/", inbox.notification_read_all, name="notification_read_all"),

@@ -19,12 +19,13 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
 
-from accounts.mail_links import stop_token
-from accounts.models import NotificationKind
+from accounts import time_zones
 from accounts.selectors import preferences_of
+from accounts.templatetags.local_time import local_datetime
 from games import clock, rules, selectors
-from games.models import Game, MailedMove, Notification
-from games.state import notification_subject, notification_text
+from games.mail_links import stop_token
+from games.models import Game, MailedMove, Notification, NotificationKind
+from games.state import notification_subject, notification_target, notification_text
 
 # Set while notifications are made that are history rather than news (the demo's seed).
 _held: ContextVar[bool] = ContextVar("ajedrez_mail_held", default=False)
@@ -111,12 +112,22 @@ def _time_left(game: Game, now: datetime) -> str:
     return clock.left_text(game.deadline - (game.paused_at or now))
 
 
+def _deadline(game: Game) -> str:
+    """When the running clock runs out, in the recipient's zone, the zone named; nothing
+    while it stands still for a vacation."""
+    if game.deadline is None or not game.is_active or game.paused_at is not None:
+        return ""
+    return local_datetime(timezone.localtime(game.deadline))
+
+
 def build_message(notification: Notification) -> EmailMultiAlternatives:
     """The mail of ``notification``: subject, plain text and HTML, in the recipient's
-    language (the site's when they chose none), with the one-click links to stop this
-    kind or all mail and the RFC 8058 headers."""
-    language = preferences_of(notification.recipient).language or settings.LANGUAGE_CODE
-    with translation.override(language):
+    language (when they chose none, the one they last read the site in, else the site's)
+    and time zone (UTC when they chose none), with the one-click links to stop this kind
+    or all mail and the RFC 8058 headers."""
+    preferences = preferences_of(notification.recipient)
+    language = preferences.mail_language()
+    with translation.override(language), timezone.override(time_zones.zone(preferences.time_zone)):
         return _build_message(notification)
 
 
@@ -126,7 +137,9 @@ def _build_message(notification: Notification) -> EmailMultiAlternatives:
     game = None if notification.game is None else selectors.effective(notification.game)
     subject = notification_subject(notification)
     lead = notification_text(notification)
-    link = site_url(reverse("game_detail", args=[game.pk]) if game else reverse("dashboard"))
+    link = site_url(
+        reverse("game_detail", args=[game.pk]) if game else notification_target(notification)
+    )
     stop_kind = site_url(
         reverse("mail_stop", args=[stop_token(recipient.pk, notification.kind)])
     )
@@ -163,6 +176,7 @@ def _build_message(notification: Notification) -> EmailMultiAlternatives:
             last_move=game.last_move_san,
             # Only the recipient's own clock: the time they have for the step owed.
             time_left=_time_left(game, timezone.now()) if game.waits_for(recipient.pk) else "",
+            deadline=_deadline(game) if game.waits_for(recipient.pk) else "",
             white=game.white.get_username(),
             black=game.black.get_username(),
         )

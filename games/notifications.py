@@ -19,10 +19,11 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from accounts.models import GuestIdentity, NotificationKind
+from accounts import presence
+from accounts.models import GuestIdentity
 from accounts.types import Player
 from ajedrez.core.events import send_to_groups
-from games.models import Challenge, Game, Notification
+from games.models import Challenge, Game, Notification, NotificationKind
 from games.signals import notification_created
 
 logger = logging.getLogger(__name__)
@@ -91,7 +92,12 @@ def notify(
     if notification is not None:
         collapsed = True
         notification.actor = actor
-        notification.detail = dict(detail or {}, count=notification.detail.get("count", 1) + 1)
+        # ``count`` in ``detail``: how many moves this one notification tells of (a move
+        # and the conditional replies it set off are told at once).
+        added = int((detail or {}).get("count", 1))
+        notification.detail = dict(
+            detail or {}, count=notification.detail.get("count", 1) + added
+        )
         notification.created_at = now
         notification.save(update_fields=["actor", "detail", "created_at"])
     else:
@@ -129,9 +135,14 @@ def _announce_on_commit(notification: Notification, *, collapsed: bool) -> None:
 
 
 def publish_count(player_id: int, about: Notification | None = None) -> None:
-    """Send the player's pages their unread count now (callers run this after commit)."""
+    """Send the player's pages their unread count now (callers run this after commit).
+    Nothing, not even the count's query, when no page of theirs is open (presence): each
+    page shows the count it was rendered with and reads it again when its socket comes
+    back, so a correspondence move to a player away from the site costs no COUNT."""
     from games.events import player_group
 
+    if not presence.is_online(player_id):
+        return
     try:
         message = count_message(player_id, about)
     except Exception:

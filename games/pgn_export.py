@@ -5,7 +5,8 @@ The text is the same as :func:`games.state.game_pgn` gives for each game (tags f
 :func:`games.state.pgn_tags`), but written from the SAN stored with each move
 (:func:`games.rules.pgn_from_sans`) instead of replaying the moves on a board, and read a
 batch of games at a time: the games' ids first (one query), then per batch one query for
-the games and one for their moves. Each batch is a self-contained piece of work (no
+the games, one for their moves and two for the players' ratings (a third when a guest
+played). Each batch is a self-contained piece of work (no
 cursor or transaction stays open between batches), so the batches can run one by one in
 a worker thread while the event loop sends what the previous ones wrote.
 
@@ -32,7 +33,7 @@ from django.db.models import QuerySet
 
 from games import rules
 from games.models import Game, Move
-from games.state import pgn_tags
+from games.state import pgn_elos, pgn_tags
 
 # Games per batch: one query for them, one for their moves (200 plies each: 20,000 rows).
 BATCH_GAMES = 100
@@ -59,7 +60,9 @@ def batch_text(ids: Sequence[int]) -> str:
 
 
 def _batch_text(ids: Sequence[int]) -> str:
-    games = Game.objects.select_related("white", "black").in_bulk(ids)
+    games = Game.objects.select_related(
+        "white", "black", "tournament", "tournament_group"
+    ).in_bulk(ids)
     moves: dict[int, list[tuple[str, str]]] = {pk: [] for pk in ids}
     rows = (
         Move.objects.filter(game_id__in=list(ids))
@@ -68,11 +71,14 @@ def _batch_text(ids: Sequence[int]) -> str:
     )
     for game_id, uci, san in rows:
         moves[game_id].append((uci, san))
-    return "".join(_game_text(games[pk], moves[pk]) + "\n\n" for pk in ids if pk in games)
+    elos = pgn_elos(list(games.values()))
+    return "".join(
+        _game_text(games[pk], moves[pk], elos[pk]) + "\n\n" for pk in ids if pk in games
+    )
 
 
-def _game_text(game: Game, moves: list[tuple[str, str]]) -> str:
-    headers, comment = pgn_tags(game)
+def _game_text(game: Game, moves: list[tuple[str, str]], elos: tuple[str, str]) -> str:
+    headers, comment = pgn_tags(game, elos=elos)
     if all(san for _, san in moves):
         return rules.pgn_from_sans(
             headers,

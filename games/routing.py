@@ -1,4 +1,4 @@
-"""WebSocket routes: a game's live page and a player's own pages."""
+"""WebSocket routes: a game's live page, a player's own pages, the lobby, an event."""
 
 from __future__ import annotations
 
@@ -10,4 +10,5 @@ websocket_urlpatterns = [
     path("ws/games/<int:game_id>/", consumers.GameConsumer.as_asgi()),
     path("ws/player/", consumers.PlayerConsumer.as_asgi()),
     path("ws/lobby/", consumers.LobbyConsumer.as_asgi()),
+    path("ws/tournaments/<int:tournament_id>/", consumers.TournamentConsumer.as_asgi()),
 ]

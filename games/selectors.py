@@ -24,7 +24,11 @@ from django.utils import timezone
 
 from accounts.types import Player
 from games import clock, errors, rules
-from games.models import Challenge, Game, Move, Notification, Vacation
+from games.models import Challenge, Game, Move, Notification, SiteRules, Vacation
+from games.models.games import SHORT_ID_LENGTH, is_short_id
+
+# lichess's full id: the game's and four letters naming the player's side.
+FULL_ID_LENGTH = SHORT_ID_LENGTH + 4
 
 # --------------------------------------------------------------------------- effective state
 
@@ -107,6 +111,38 @@ def game(game_id: int) -> Game:
     return effective(found)
 
 
+def game_pk_of(text: str) -> int | None:
+    """The number of the game ``text`` names, as any door writes it: its short id
+    (``abcd1234``), lichess's full id (the short id and four letters more), its number
+    (``12``) or ESPOL's name (``P0000012``); None when it names no game."""
+    text = text.strip()
+    if text.isascii() and text.isdigit():
+        return _a_key(int(text))
+    if text.isascii() and (pk := Game.pk_from_public_id(text)) is not None:
+        return _a_key(pk)
+    if len(text) == FULL_ID_LENGTH:
+        text = text[:SHORT_ID_LENGTH]
+    if not is_short_id(text):
+        return None
+    return Game.objects.filter(short_id=text).values_list("pk", flat=True).first()
+
+
+def _a_key(number: int) -> int | None:
+    # A number past the key's 64 bits names no game, and PostgreSQL refuses to look.
+    return number if 0 < number < 2**63 else None
+
+
+def challenge_by_short_id(short_id: str) -> Challenge | None:
+    """The challenge with this short id, with its players, or None."""
+    if not is_short_id(short_id):
+        return None
+    return (
+        Challenge.objects.select_related("challenger", "challenged")
+        .filter(short_id=short_id)
+        .first()
+    )
+
+
 def game_for_player(game_id: int, player: Player) -> Game:
     """The game, if ``player`` plays in it; :class:`~games.errors.GameNotFound` otherwise."""
     found = game(game_id)
@@ -177,16 +213,38 @@ def pending_challenges_between(player: Player) -> QuerySet[Challenge]:
     )
 
 
-def opponents_in_active_games(player: Player) -> dict[int, int]:
-    """``{opponent id: game id}`` for each of ``player``'s games in progress (one query).
+def games_per_pair() -> int:
+    """How many games two players may have in progress together: the administrator's
+    "Site rules" when saved with a value, else the environment's ``GAMES_PER_PAIR``."""
+    chosen = (
+        SiteRules.objects.filter(pk=SiteRules.SINGLETON)
+        .values_list("games_per_pair", flat=True)
+        .first()
+    )
+    return chosen or settings.GAMES_PER_PAIR
+
+
+def pair_games_in_progress(a_id: int, b_id: int) -> QuerySet[Game]:
+    """The games in progress between players ``a_id`` and ``b_id`` that count against
+    :func:`games_per_pair`, oldest first. The one definition of that count, at every door.
 
     As stored, a game whose time ran out included: until the sweep ends it, it still
-    holds the pair's one active game, so offering a challenge would only be refused."""
-    active = Game.objects.of_player(player, status=Game.Status.ACTIVE)
-    return {
-        (white_id if black_id == player.pk else black_id): game_id
-        for game_id, white_id, black_id in active.values_list("pk", "white_id", "black_id")
-    }
+    counts, so a challenge offered on the strength of it would only be refused. A
+    tournament's games are left out: an event pairs players whatever they play besides."""
+    return Game.objects.filter(
+        Q(white_id=a_id, black_id=b_id, status=Game.Status.ACTIVE, tournament__isnull=True)
+        | Q(white_id=b_id, black_id=a_id, status=Game.Status.ACTIVE, tournament__isnull=True)
+    ).order_by("pk")
+
+
+def opponents_in_active_games(player: Player) -> dict[int, list[int]]:
+    """``{opponent id: [game id, …]}`` for ``player``'s games in progress, oldest first
+    (one query). As stored, like :func:`pair_games_in_progress`."""
+    active = Game.objects.of_player(player, status=Game.Status.ACTIVE).order_by("pk")
+    found: dict[int, list[int]] = {}
+    for game_id, white_id, black_id in active.values_list("pk", "white_id", "black_id"):
+        found.setdefault(white_id if black_id == player.pk else black_id, []).append(game_id)
+    return found
 
 
 # The order of each list of a player's games. "Your move": the least time left on a
@@ -231,6 +289,15 @@ def games_waiting_for(player: Player) -> QuerySet[Game]:
         player, white_step=_next_step_is(rules.WHITE), black_step=_next_step_is(rules.BLACK)
     )
     return games.order_by(*YOUR_MOVE_ORDER)
+
+
+def next_game_waiting_for(player: Player, *, besides: int | None = None) -> Game | None:
+    """The game ``player`` should turn to next: the first of :func:`games_waiting_for`
+    (the least time left first), other than the game ``besides``; ``None`` if none."""
+    games = games_waiting_for(player)
+    if besides is not None:
+        games = games.exclude(pk=besides)
+    return games.first()
 
 
 def games_waiting_for_opponent(player: Player) -> QuerySet[Game]:
@@ -429,6 +496,6 @@ def notifications_of(player_id: int) -> QuerySet[Notification]:
     """A player's notifications, newest first, with what their texts name."""
     return (
         Notification.objects.filter(recipient_id=player_id)
-        .select_related("actor", "game")
+        .select_related("actor", "game", "game__tournament", "game__tournament_group")
         .order_by("-created_at", "-pk")
     )

@@ -27,10 +27,9 @@ from django.utils import timezone
 from django_tasks import task
 
 from accounts import presence
-from accounts.models import NotificationKind
 from accounts.selectors import preferences_of
 from games import mail, selectors
-from games.models import Notification
+from games.models import Notification, NotificationKind, wants_mail
 
 logger = logging.getLogger("ajedrez.mail")
 
@@ -57,11 +56,17 @@ def queue_mail(sender: Any, notification: Notification, **kwargs: Any) -> None:
     """
     if mail.is_held():
         return
+    if notification.kind == NotificationKind.OPPONENT_MOVED and (notification.detail or {}).get(
+        "reply"
+    ):
+        # The recipient's conditional reply was played at once: the game waits for the
+        # opponent, so there is no "your move" to mail (the bell tells it).
+        return
     try:
         recipient = notification.recipient
         if (
             not recipient.email
-            or not preferences_of(recipient).wants_mail(notification.kind)
+            or not wants_mail(preferences_of(recipient), notification.kind)
             or notification.read_at is not None
             or presence.is_online(recipient.pk)
         ):
@@ -80,7 +85,8 @@ def deliver(notification_id: int, *, attempt: int = 1) -> str:
     """Send the mail of a notification if it still should go; says what was done."""
     notification = (
         Notification.objects.select_related(
-            "recipient", "actor", "game", "game__white", "game__black", "challenge"
+            "recipient", "actor", "game", "game__white", "game__black", "challenge",
+            "game__tournament", "game__tournament_group",
         )
         .filter(pk=notification_id)
         .first()
@@ -91,7 +97,7 @@ def deliver(notification_id: int, *, attempt: int = 1) -> str:
     if not recipient.is_active or not recipient.email:
         return "skipped: no address"
     kind = notification.kind
-    if not preferences_of(recipient).wants_mail(kind):
+    if not wants_mail(preferences_of(recipient), kind):
         return "skipped: not wanted"
     if notification.read_at is not None:
         return "skipped: already read"

@@ -28,6 +28,7 @@ from django.views.decorators.http import (
     require_safe,
 )
 
+from accounts import selectors as account_selectors
 from accounts.models import Preferences
 from accounts.selectors import preferences_of
 from accounts.types import AuthenticatedRequest
@@ -135,6 +136,20 @@ def game_detail(request: AuthenticatedRequest, pk: int) -> HttpResponse:
     return _game_page(request, game)
 
 
+@login_required
+@require_safe
+def game_by_short_id(request: AuthenticatedRequest, short_id: str) -> HttpResponse:
+    """``/games/<short id>/``, the address the lichess API gives a game or a challenge:
+    the game's page; for a challenge not (yet) a game, the dashboard that lists it."""
+    pk = selectors.game_pk_of(short_id)
+    if pk is not None:
+        return redirect("game_detail", pk=pk)
+    found = selectors.challenge_by_short_id(short_id)
+    if found is not None and request.user.pk in (found.challenger_id, found.challenged_id):
+        return redirect("dashboard")
+    raise Http404(_("No such game."))
+
+
 def _game_page(
     request: AuthenticatedRequest,
     game: Game,
@@ -160,6 +175,7 @@ def _game_page(
                 "sound": prefs.sound,
                 "statusBar": prefs.show_status_bar,
                 "confirmMoves": prefs.confirm_moves,
+                "nextGameAfterMove": prefs.next_game_after_move,
                 "theme": prefs.board_theme,
                 "pieces": prefs.piece_set,
             },
@@ -186,6 +202,9 @@ def _game_page(
             "game": game,
             "my_colour": my_colour,
             "is_player": my_colour is not None,
+            # Shown at once when another game waits (next_game.js keeps it up to date).
+            "next_game_waits": my_colour is not None
+            and selectors.next_game_waiting_for(request.user, besides=game.pk) is not None,
             "prefs": prefs,
             "orientation": orientation,
             "game_data": data,
@@ -202,7 +221,7 @@ def _game_page(
             "move_typed": move_typed,
             "move_error": move_error,
             "clock": data["game"]["clock"],
-            "away": selectors.on_vacation([game.white_id, game.black_id]),
+            "bots": account_selectors.bots_among([game.white_id, game.black_id]),
             "clock_player": data["game"].get(data["game"]["clock"]["colour"] or "", ""),
         },
         status=status,
@@ -228,10 +247,12 @@ def game_state_view(request: AuthenticatedRequest, pk: int) -> JsonResponse:
 @login_required
 @require_safe
 def game_pgn(request: AuthenticatedRequest, pk: int) -> HttpResponse:
-    """The game as a PGN file named after its public id."""
+    """The game as a PGN file named after its public id (with the computer analysis once
+    done, and the asking player's private note)."""
     game = _game_or_404(pk)
     response = HttpResponse(
-        state.game_pgn(game), content_type="application/x-chess-pgn; charset=utf-8"
+        state.game_pgn(game, viewer_id=request.user.pk),
+        content_type="application/x-chess-pgn; charset=utf-8",
     )
     response["Content-Disposition"] = f'attachment; filename="{game.public_id}.pgn"'
     return response
@@ -246,9 +267,13 @@ class ChatForm(forms.Form):
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def game_chat(request: AuthenticatedRequest, pk: int) -> HttpResponse:
-    """Write in the game's chat (the players' room for a player, else the spectators')."""
+    """Write in the game's chat (the players' room for a player, else the spectators');
+    GET reads the rooms the viewer may read, as JSON (the page asks for the spectators'
+    room when the game ends: its players read it from then on)."""
+    if request.method == "GET":
+        return _chat_rooms(request, pk)
     form = ChatForm(request.POST)
     try:
         if not form.is_valid():
@@ -271,6 +296,18 @@ def game_chat(request: AuthenticatedRequest, pk: int) -> HttpResponse:
     if _wants_json(request):
         return JsonResponse({"type": "chat", **chat.message_state(message)})
     return redirect(f"{reverse('game_detail', args=[pk])}#chat")
+
+
+def _chat_rooms(request: AuthenticatedRequest, pk: int) -> JsonResponse:
+    rooms = chat.messages_for(_game_or_404(pk), request.user)
+    return JsonResponse(
+        {
+            "type": "chat_rooms",
+            "rooms": {
+                room: [chat.message_state(line) for line in lines] for room, lines in rooms.items()
+            },
+        }
+    )
 
 
 def _wants_json(request: HttpRequest) -> bool:

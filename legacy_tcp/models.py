@@ -39,7 +39,8 @@ class GatewayPolicy(models.Model):
 class LinkedName(models.Model):
     """A name on a gateway (and IRC channel) that plays as a registered account: its games
     are that account's, rated, and can be finished in the browser. Honoured only while
-    the gateway requires its shared secret, since the name itself proves nothing."""
+    the gateway requires its shared secret, since the name itself proves nothing, and on
+    the ``#`` protocol only with the account's own key (``accounts.models.GatewayKey``)."""
 
     gateway = models.CharField(_("gateway"), max_length=20, choices=Gateway)
     channel = models.CharField(

@@ -83,12 +83,13 @@ def rating_history(player_id: int, *, limit: int = 500) -> list[RatingChange]:
 
 def rating_chart(player_id: int) -> dict[str, Any]:
     """The profile's rating chart: ``ratings`` before the first rated game shown and
-    after each, and the ``games`` counted, ``first`` and ``last`` ratings for the text
-    beside it. The chart runs by game, not by date: games
-    that end the same day (or second) stay apart, and a long absence takes no room."""
+    after each, at ``times`` (seconds since the epoch, UTC: when each game was rated, the
+    first one's for the rating before it too), and the ``games`` counted, ``first`` and
+    ``last`` ratings for the text beside it. The chart runs by date, as players read a
+    rating's history: a long absence shows as the flat stretch it was."""
     history = rating_history(player_id)
     if not history:
-        return {"games": 0, "ratings": []}
+        return {"games": 0, "ratings": [], "times": []}
     start = history[0]
     return {
         "games": len(history),
@@ -96,6 +97,7 @@ def rating_chart(player_id: int) -> dict[str, Any]:
         "last": round(history[-1].rating_after),
         "last_change": change_label(history[-1].change),
         "ratings": [round(start.rating_before)] + [round(c.rating_after) for c in history],
+        "times": [round(start.at.timestamp())] + [round(c.at.timestamp()) for c in history],
     }
 
 
@@ -103,6 +105,15 @@ def game_rating_changes(game_id: int) -> dict[int, RatingChange]:
     """The rating change each player got from the game ``game_id``, by player id (empty
     for a game in progress or not rated)."""
     return {c.player_id: c for c in RatingChange.objects.filter(game_id=game_id)}
+
+
+def ratings_before_games(game_ids: Iterable[int]) -> dict[tuple[int, int], float]:
+    """The rating each player was rated from in each of ``game_ids`` (the games' stored
+    changes), by ``(game_id, player_id)``, in one query; games not rated (yet) are absent."""
+    rows = RatingChange.objects.filter(game_id__in=list(game_ids)).values_list(
+        "game_id", "player_id", "rating_before"
+    )
+    return {(game_id, player_id): before for game_id, player_id, before in rows}
 
 
 def records_of(player_ids: Iterable[int]) -> dict[int, PlayerRecord]:

@@ -20,6 +20,7 @@ from tests.servers import (
     database_url_for_servers,
     wait_for_server_sessions_to_end,
 )
+from tests.smtp import Inbox, free_port
 from tests.workers import use_the_workers_own_redis_database
 
 User = get_user_model()
@@ -151,6 +152,25 @@ def _english_texts(settings):
 
 
 @pytest.fixture
+def smtp_server(settings) -> Iterator[Inbox]:
+    """A real SMTP server on loopback, Django's SMTP backend pointed at it: what it
+    received is in the inbox's ``messages``."""
+    from aiosmtpd.controller import Controller
+
+    inbox = Inbox()
+    controller = Controller(inbox, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST = "127.0.0.1"
+    settings.EMAIL_PORT = controller.port
+    settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
+    settings.EMAIL_HOST_USER = settings.EMAIL_HOST_PASSWORD = ""
+    settings.EMAIL_TIMEOUT = 10
+    yield inbox
+    controller.stop()
+
+
+@pytest.fixture
 def make_player(db) -> Callable[..., User]:
     def make(username: str, password: str = PASSWORD, **fields) -> User:
         return User.objects.create_user(username=username, password=password, **fields)
@@ -234,3 +254,12 @@ def module_daphne(django_db_setup, django_db_blocker, tmp_path_factory) -> Itera
     server.stop()
     with django_db_blocker.unblock():
         wait_for_server_sessions_to_end()
+
+
+@pytest.fixture
+def stockfish() -> str:
+    """The path of Debian's Stockfish; the test skips without it (fails in CI)."""
+    from tests.engines import STOCKFISH, require_engine
+
+    require_engine(STOCKFISH, os.environ)
+    return str(STOCKFISH)

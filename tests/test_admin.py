@@ -579,8 +579,8 @@ def test_an_accepted_challenge_links_to_its_game(admin_client, alice, bob):
 
 
 def test_the_admin_lists_notifications_read_only_filtered_by_kind(admin_client, alice, bob):
-    from accounts.models import NotificationKind
     from games import notifications
+    from games.models import NotificationKind
 
     notifications.notify(recipient=alice, kind=NotificationKind.DRAW_OFFERED, actor=bob)
     notifications.notify(recipient=bob, kind=NotificationKind.GAME_OVER)

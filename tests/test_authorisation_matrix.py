@@ -33,13 +33,12 @@ from django.core import signing
 from django.test import Client
 from django.urls import get_resolver, reverse
 
-from accounts import mail_links
 from accounts import services as account_services
-from accounts.mail_links import stop_token
 from accounts.models import Preferences, SubscriptionRequest
 from ajedrez.asgi import application
-from games import services
+from games import mail_links, services
 from games.lobby_urls import urlpatterns as lobby_urls
+from games.mail_links import stop_token
 from games.models import Challenge, Game, Move, Notification
 from games.urls import urlpatterns as game_urls
 from legacy_tcp.espol.client import EspolClient, jgda
@@ -487,23 +486,31 @@ def test_every_action_of_every_door_is_in_the_matrix():
         "notification_open",
     }
     # The lobby's pages are the player's own (dashboard, their game lists, the count of
-    # games awaiting them, vacation, player lists, leaving).
+    # games awaiting them and the next of them, vacation, player lists, leaving;
+    # tests/web/test_next_game.py holds "next": only the player's own games).
     # Their notifications' list and "mark all as read" name no one else's rows (and
     # tests/web/test_notifications.py holds them: anonymous, CSRF, only one's own).
     own_pages = {
         "dashboard", "game_list", "awaiting", "vacation", "players", "player_detail",
-        "unsubscribe", "notification_list", "notification_read_all",
+        "unsubscribe", "notification_list", "notification_read_all", "next_game",
     }
     # Reads of finished games that any logged-in player may make, like a profile's
     # (tests/web/test_archive.py: anonymous visitors are sent to log in).
     public_reads = {"player_archive", "player_archive_pgn", "live_games"}
+    # A game's address by its short id: a redirect to the game's page, whose rows hold
+    # (a challenge's leads its players alone to their dashboard: tests/games/test_short_ids.py).
+    public_reads |= {"game_by_short_id"}
     # A game's chat: who writes in which room, staff, mutes and strangers are held by
     # tests/web/test_chat.py.
     chat = {"game_chat"}
     # A player's own conditional moves, a web door only: the owner, the opponent, a
     # watcher, a stranger and the CSRF check are held by tests/web/test_conditional_views.py.
     conditional = {"game_conditional"}
-    assert named - own_pages - public_reads - chat - conditional == covered_urls
+    # The engine's doors (a game's analysis, fair play while it runs) and a player's
+    # private note: held by tests/web/test_analysis_views.py (anonymous, CSRF, watchers,
+    # strangers, a game in progress, the socket's "analysis" message).
+    engine = {"game_analysis", "game_note"}
+    assert named - own_pages - public_reads - chat - conditional - engine == covered_urls
     assert all(get_resolver().reverse_dict.getlist(name) for name in covered_urls)
     commands = {cls.__name__.upper() for cls in COMMANDS}
     in_matrix = {"STAT", "SPAR", "JGDA", "TBLS", "RTBL", "REND", "FINP", "JUEG", "ACEP"}

@@ -163,19 +163,22 @@ def test_serve_runs_the_chessirc_gateway(served_once):
         assert reader.readline() == b"-###-\n"
 
 
-def test_serve_can_leave_the_hash_protocol_gateway_off(tmp_path):
+def test_serve_can_leave_the_hash_protocol_gateway_off(tmp_path, settings):
     env = {
         **os.environ,
         "DATABASE_URL": f"sqlite:///{tmp_path / 'off.sqlite3'}",
         "SECRET_KEY": "test-only-secret",
         "DEMO_CREDENTIALS_FILE": str(tmp_path / "demo-admin"),
+        # The files the test run collected once: two serve processes collecting into one
+        # directory at once (other tests run beside this one) rename each other's files.
+        "STATIC_ROOT": str(settings.STATIC_ROOT),
     }
     env.pop("REDIS_URL", None)
     distribuido_port = _free_port()
     process = subprocess.Popen(
         [sys.executable, "manage.py", "serve", "--port", str(_free_port()), "--no-demo",
          "--no-distribuido", "--distribuido-port", str(distribuido_port), "--no-chessirc",
-         "--espol-port", str(_free_port())],
+         "--espol-port", str(_free_port()), "--no-collectstatic"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     try:
@@ -246,16 +249,19 @@ def test_serve_runs_the_task_worker_and_stops_it_on_sigterm(served):
     """And ``serve`` itself stops on SIGTERM."""
     process, _web, _espol, output, tmp_path = served
     assert "Task worker: mail is sent from here" in output, output
+    assert "Analysis worker: the engine runs from here" in output, output
     lines = _lines_of(process)
     _enqueue_a_task(tmp_path)
     ran = _until(lines, "state=SUCCESSFUL")
     assert "games.tasks.send_notification_mail state=SUCCESSFUL" in ran, output + ran
     process.send_signal(signal.SIGTERM)
-    rest = _until(lines, "")
+    # Both workers stop, the mail's first: up to the engine's worker's last line.
+    rest = _until(lines, "task worker serve-analysis-")
     assert process.wait(30) is not None
     everything = output + ran + rest
     assert re.search(r"task worker serve-\w+ started", everything), everything
     assert re.search(r"task worker serve-\w+ stopped", rest), everything
+    assert re.search(r"task worker serve-analysis-\w+ stopped", rest), everything
 
 
 def test_serve_without_the_task_worker(tmp_path):
@@ -265,7 +271,7 @@ def test_serve_without_the_task_worker(tmp_path):
     process, _web, _espol, output, tmp_path = next(server)
     try:
         assert "chessirc gateway:" in output, output
-        assert "Task worker" not in output
+        assert "Task worker" not in output and "Analysis worker" not in output
         lines = _lines_of(process)
         _enqueue_a_task(tmp_path)
         process.send_signal(signal.SIGTERM)

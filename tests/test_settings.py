@@ -200,6 +200,19 @@ def test_subscription_limits_come_from_the_environment():
     assert tuned["espol"]["ESPOL_SUBSCRIPTIONS_PER_CONNECTION"] == 0
 
 
+def test_the_default_games_per_pair_comes_from_the_environment():
+    code = "import ajedrez.settings as s; print(s.GAMES_PER_PAIR)"
+    assert run_under({}, code).stdout.split()[-1] == "1"
+    assert run_under({"GAMES_PER_PAIR": "3"}, code).stdout.split()[-1] == "3"
+
+
+@pytest.mark.parametrize("value", ["0", "101", "-1", "dos", "", "2.5", "٣"])
+def test_a_games_per_pair_no_pair_can_play_stops_the_start(value):
+    result = run_under({"GAMES_PER_PAIR": value}, "import ajedrez.settings")
+    assert result.returncode != 0
+    assert "GAMES_PER_PAIR must be a whole number from 1 to 100" in result.stderr
+
+
 def test_password_hashers_put_argon2_first_and_keep_pbkdf2_for_old_hashes():
     from ajedrez import settings as project_settings
 

@@ -37,6 +37,8 @@ import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
 
 import pytest
 
@@ -52,29 +54,55 @@ TIMEOUT = 30.0
 LOOPBACK = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
-@pytest.fixture
-def serve(tmp_path) -> Iterator[Callable[..., ServeProcess]]:
-    started: list[ServeProcess] = []
+class Stoppable(Protocol):
+    def stop(self) -> None: ...
 
-    def start(nofile: tuple[int, int] | None = None, **env: str) -> ServeProcess:
+
+Served = TypeVar("Served", bound=Stoppable)
+
+
+def servers(tmp_path: Path, make: Callable[..., Served]) -> Iterator[Callable[..., Served]]:
+    """A fixture's ``start(**options)``: ``make(directory, **options)`` in a directory of
+    its own under ``tmp_path``; every server started is stopped at the end."""
+    started: list[Served] = []
+
+    def start(**options: Any) -> Served:
         directory = tmp_path / f"serve-{len(started)}"
         directory.mkdir()
-        limits = nofile or resource.getrlimit(resource.RLIMIT_NOFILE)
-        process = ServeProcess(directory, nofile=limits, env=env, demo=True)
-        started.append(process)
-        return process
+        started.append(make(directory, **options))
+        return started[-1]
 
     yield start
     for process in started:
         process.stop()
 
 
-def web_session(port: int, username: str, password: str) -> str:
-    """Log in through the login page, as a browser does; the session cookie."""
+@pytest.fixture
+def serve(tmp_path) -> Iterator[Callable[..., ServeProcess]]:
+    def make(directory: Path, nofile: tuple[int, int] | None = None, **env: str) -> ServeProcess:
+        limits = nofile or resource.getrlimit(resource.RLIMIT_NOFILE)
+        return ServeProcess(directory, nofile=limits, env=env, demo=True)
+
+    yield from servers(tmp_path, make)
+
+
+@dataclass
+class WebBrowser:
+    """A browser logged in through the login page: its opener (the cookie jar follows
+    redirects), its session cookie and its CSRF token."""
+
+    opener: urllib.request.OpenerDirector
+    cookie: str
+    csrf: str
+
+
+def web_login(port: int, username: str, password: str = PLAYER_PASSWORD) -> WebBrowser:
+    """Log in through the login page, as a browser does (in English)."""
     jar = http.cookiejar.CookieJar()
     opener = urllib.request.build_opener(
         urllib.request.ProxyHandler({}), urllib.request.HTTPCookieProcessor(jar)
     )
+    opener.addheaders = [("Accept-Language", "en")]
     base = f"http://127.0.0.1:{port}"
     page = opener.open(f"{base}/accounts/login/", timeout=TIMEOUT).read().decode()
     match = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
@@ -88,8 +116,9 @@ def web_session(port: int, username: str, password: str) -> str:
         timeout=TIMEOUT,
     ).read()
     cookies = {c.name: c.value for c in jar}
-    assert "sessionid" in cookies, "the good client could not log in"
-    return f"sessionid={cookies['sessionid']}"
+    assert "sessionid" in cookies, f"{username} could not log in"
+    assert cookies.get("csrftoken")
+    return WebBrowser(opener, f"sessionid={cookies['sessionid']}", str(cookies["csrftoken"]))
 
 
 @dataclass
@@ -115,7 +144,7 @@ class GoodClient:
         public_id = accepted.text.removesuffix(".PEN")
         game_id = Game.pk_from_public_id(public_id)
         assert game_id is not None
-        cookie = web_session(server.web_port, "dave", PLAYER_PASSWORD)
+        cookie = web_login(server.web_port, "dave").cookie
         return cls(server, cookie, eve, game_id, public_id, random_game(7, 200))
 
     def play(self, count: int) -> list[float]:
@@ -374,7 +403,7 @@ def test_one_session_flooding_lobby_sockets_gets_its_bound_and_a_good_client_pla
     server = serve(SOCKETS_PER_SESSION="30", SOCKETS_PER_ADDRESS="0")
     good = GoodClient.start(server)
     idle = good.play(12)
-    flood = web_session(server.web_port, "alice", PLAYER_PASSWORD)
+    flood = web_login(server.web_port, "alice").cookie
     sockets: list[socket.socket] = []
     refused = 0
     try:
@@ -396,5 +425,43 @@ def test_one_session_flooding_lobby_sockets_gets_its_bound_and_a_good_client_pla
     print(
         f"\nFIGURES lobby sockets: one session opened 1000 unread lobby sockets, "
         f"{1000 - refused} kept, {refused} closed at once (4409); "
+        f"{latency_figures(idle, attacked)}; {during}"
+    )
+
+
+def test_a_burst_of_lobby_sockets_opened_at_once_keeps_the_session_bound(serve):
+    bound, burst = 30, 300
+    server = serve(SOCKETS_PER_SESSION=str(bound), SOCKETS_PER_ADDRESS="0")
+    good = GoodClient.start(server)
+    idle = good.play(12)
+    flood = web_login(server.web_port, "alice").cookie
+    start = threading.Barrier(burst)
+    opened: list[socket.socket | None] = [None] * burst
+
+    def open_one(index: int) -> None:
+        start.wait()  # every handshake sent at the same moment
+        opened[index] = open_unread_socket(server.web_port, "/ws/lobby/", flood)
+
+    threads = [threading.Thread(target=open_one, args=(i,)) for i in range(burst)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(TIMEOUT * 4)
+    try:
+        answered = [raw for raw in opened if raw is not None]
+        kept = [raw for raw in answered if not closed_at_once(raw)]
+        attacked = good.play(24)
+        during = load()
+    finally:
+        for raw in opened:
+            if raw is not None:
+                raw.close()
+    good.espol.close()
+    assert len(answered) == burst  # every handshake answered 101, then kept or closed
+    assert len(kept) == bound, f"{len(kept)} of {burst} kept"
+    assert "Traceback" not in server.log(), server.log()[-3000:]
+    print(
+        f"\nFIGURES lobby socket burst: one session opened {burst} lobby sockets at once, "
+        f"{len(kept)} kept, {burst - len(kept)} closed at once (4409); "
         f"{latency_figures(idle, attacked)}; {during}"
     )

@@ -167,3 +167,27 @@ def test_requeueing_refuses_a_time_a_live_send_could_still_take(minutes, setting
     with pytest.raises(CommandError):
         call_command("requeue_stale_tasks", "--minutes", minutes)
     assert DBTaskResult.objects.get().status == "RUNNING"
+
+
+def test_the_mail_worker_leaves_the_engines_queue_to_its_own_worker():
+    from games.analysis_tasks import analyse_game
+
+    analyse_game.enqueue(999_999)  # no such analysis: a quick "skipped"
+    mail = WorkerThread(interval=1).worker
+    assert not mail.has_ready_task()
+    mail.look_and_run()
+    assert DBTaskResult.objects.get().status == "READY"
+    engine_worker = WorkerThread(interval=1, analysis=True).worker
+    assert engine_worker.has_ready_task()
+    engine_worker.look_and_run()
+    result = DBTaskResult.objects.get()
+    assert (result.status, result.queue_name) == ("SUCCESSFUL", "analysis")
+    assert result.return_value.startswith("skipped")
+
+
+def test_the_engines_worker_leaves_the_mail_alone():
+    send_notification_mail.enqueue(999_999)
+    engine_worker = WorkerThread(interval=1, analysis=True).worker
+    assert not engine_worker.has_ready_task()
+    engine_worker.look_and_run()
+    assert DBTaskResult.objects.get().status == "READY"

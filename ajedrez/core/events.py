@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from asgiref.sync import async_to_sync
+from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
@@ -28,13 +29,51 @@ HEAD_START_SECONDS = 0.002
 
 
 async def _send_to_groups(
-    layer: Any, groups: Iterable[str], message: dict[str, Any], then: Iterable[str] = ()
+    layer: Any,
+    groups: Iterable[str],
+    message: dict[str, Any],
+    then: Iterable[str] = (),
+    *,
+    detach: bool = False,
 ) -> None:
     await _send_to_each(layer, groups, message)
     later = list(then)
-    if later:
-        await asyncio.sleep(HEAD_START_SECONDS)
-        await _send_to_each(layer, later, message)
+    if not later:
+        return
+    if detach:
+        # On the server's own loop, which outlives this call: the watchers' send is left
+        # to it, so the caller (the one thread Daphne gives database work) goes on at once
+        # instead of sleeping out the head start while every other request waits.
+        loop = asyncio.get_running_loop()
+        loop.call_later(HEAD_START_SECONDS, _start_detached, loop, layer, later, message)
+        return
+    await asyncio.sleep(HEAD_START_SECONDS)
+    await _send_to_each(layer, later, message)
+
+
+# Sends left to the server's loop, held until done (the loop keeps only weak references).
+_detached: set[asyncio.Task[None]] = set()
+
+
+def _start_detached(
+    loop: asyncio.AbstractEventLoop, layer: Any, groups: list[str], message: dict[str, Any]
+) -> None:
+    task = loop.create_task(_send_to_each(layer, groups, message))
+    _detached.add(task)
+    task.add_done_callback(_detached.discard)
+
+
+def _on_a_lasting_loop() -> bool:
+    """Whether ``async_to_sync`` called here runs on a server's loop that outlives the
+    call (this thread was started by ``sync_to_async`` from it), rather than on a loop of
+    its own that closes when the call returns (a command, a test, a plain thread)."""
+    local = SyncToAsync.threadlocal
+    loop = getattr(local, "main_event_loop", None)
+    return (
+        loop is not None
+        and getattr(local, "main_event_loop_pid", None) == os.getpid()
+        and loop.is_running()
+    )
 
 
 async def _send_to_each(layer: Any, groups: Iterable[str], message: dict[str, Any]) -> None:
@@ -51,13 +90,16 @@ def send_to_groups(
     groups: Iterable[str], message: dict[str, Any], *, then: Iterable[str] = ()
 ) -> None:
     """Send ``message`` to each group now, and to the groups ``then`` after a head start
-    of :data:`HEAD_START_SECONDS` (callers run this after their commit)."""
+    of :data:`HEAD_START_SECONDS` (callers run this after their commit). On a server's
+    loop the caller waits only for the first groups' send."""
     layer = get_channel_layer()
     if layer is None:
         return
     # One async_to_sync call for all groups: from a plain thread each call starts a thread
     # and an event loop of its own (~0.6 ms, measured by bench/core_move.py).
-    async_to_sync(_send_to_groups)(layer, list(groups), message, list(then))
+    async_to_sync(_send_to_groups)(
+        layer, list(groups), message, list(then), detach=_on_a_lasting_loop()
+    )
 
 
 def publish_on_commit(

@@ -1,5 +1,6 @@
 """WebSocket consumers: a game's live page (``ws/games/<id>/``), a player's pages
-(``ws/player/``) and the live lobby (``ws/lobby/``).
+(``ws/player/``), the live lobby (``ws/lobby/``) and an event's crosstables
+(``ws/tournaments/<id>/``).
 
 They authenticate from the session, join the channel-layer groups that
 :mod:`games.events` publishes to, relay those events, and hand each action to
@@ -7,8 +8,9 @@ They authenticate from the session, join the channel-layer groups that
 nothing changes on the server.
 
 One module per role: :mod:`.base` (the socket every page's consumer is: session checks,
-frame and rate caps, socket limits, the close codes), :mod:`.game` and :mod:`.player`.
-``games.routing`` names the consumers from here.
+frame and rate caps, the close codes), :mod:`.game`, :mod:`.player` and
+:mod:`.tournament`. The socket limits per session and address come before any consumer
+(:mod:`accounts.socket_limits`). ``games.routing`` names the consumers from here.
 """
 
 from games.consumers.base import (
@@ -28,6 +30,7 @@ from games.consumers.base import (
 )
 from games.consumers.game import MAX_MOVE_TEXT, MAX_NUMBER, GameConsumer, InvalidField
 from games.consumers.player import LobbyConsumer, PlayerConsumer
+from games.consumers.tournament import TournamentConsumer
 
 __all__ = [
     "CLOSE_FRAME_TOO_LARGE",
@@ -47,6 +50,7 @@ __all__ = [
     "LimitedJsonConsumer",
     "LobbyConsumer",
     "PlayerConsumer",
+    "TournamentConsumer",
     "error_frame",
     "handshake_language",
 ]

@@ -1,5 +1,6 @@
-"""The base of every socket: a session-authenticated JSON socket with a frame-size cap, a
-per-socket rate cap and the per-session and per-address socket limits.
+"""The base of every socket: a session-authenticated JSON socket with a frame-size cap and
+a per-socket rate cap (the per-session and per-address socket limits come before it, in
+:mod:`accounts.socket_limits`' middleware).
 
 Refusals (not logged in, no such game) accept the handshake and then close with their
 code: a close before the accept makes Daphne refuse the handshake with HTTP 403, and a
@@ -47,9 +48,9 @@ CLOSE_NOT_FOUND = 4404
 # 1011 and a traceback). 4413 echoes HTTP's "payload too large".
 CLOSE_FRAME_TOO_LARGE = 4413
 CLOSE_RATE_LIMITED = 4429
-# The session or the address already holds as many sockets as a process allows
-# (accounts.socket_limits); the pages try again later, as after any other close.
-CLOSE_TOO_MANY_SOCKETS = 4409
+# The session or the address already holds as many sockets as a process allows: closed
+# by accounts.socket_limits' middleware before the consumer is reached.
+CLOSE_TOO_MANY_SOCKETS = socket_limits.CLOSE_TOO_MANY_SOCKETS
 # Redis or the database cannot be reached (ajedrez.core.faults): try again later.
 CLOSE_UNAVAILABLE = 4503
 
@@ -89,7 +90,6 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
     session_key: str | None = None
     auth_hash: str | None = None
     account_groups: tuple[str, ...] = ()
-    ticket: socket_limits.Ticket | None = None
     refused = False
     present = False
     # Handlers of channel-layer messages that never touch the database (see dispatch).
@@ -135,10 +135,6 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
             return
         session = self.scope.get("session")
         self.session_key = getattr(session, "session_key", None)
-        self.ticket = socket_limits.admit(self.session_key, (self.scope.get("client") or [None])[0])
-        if self.ticket is None:
-            await self.refuse(CLOSE_TOO_MANY_SOCKETS)
-            return
         # The password hash the session logged in with: a password change since ends it.
         self.auth_hash = session.get(HASH_SESSION_KEY) if session is not None else None
         # Joined before anything else: a revocation or a logout published from now on
@@ -173,7 +169,6 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
         """Leave the consumer's own groups (those :meth:`join` added)."""
 
     async def disconnect(self, code: int) -> None:
-        socket_limits.release(self.ticket)
         try:
             if self.present:
                 self.present = False

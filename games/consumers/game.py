@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 from games import errors, selectors, services, state, watchers
 from games.consumers.base import CLOSE_NOT_FOUND, LimitedJsonConsumer, error_frame
 from games.events import game_group, game_players_group
+from games.state import analysis as analysis_state
 
 # One log name for every consumer module, the one operators and log filters know.
 logger = logging.getLogger("games.consumers")
@@ -136,6 +137,7 @@ class GameConsumer(LimitedJsonConsumer):
             "resign": self.do_resign,
             "claim_draw": self.do_claim_draw,
             "sync": self.do_sync,
+            "analysis": self.do_analysis,
         }.get(kind)
         if handler is None:
             await self.send_json(
@@ -202,6 +204,18 @@ class GameConsumer(LimitedJsonConsumer):
         _int_field(message, "version")
         after = _int_field(message, "after", required=False) or 0
         await self.send_snapshot(after=after)
+
+    async def do_analysis(self, message: dict[str, Any]) -> None:
+        """Ask for the game's computer analysis (anyone who sees the game may): refused
+        while the game is in progress, as at every door. The page follows its progress
+        by polling (games.analysis_views)."""
+
+        def ask() -> dict[str, Any]:
+            services.request_analysis(game_id=self.game_id, player=self.user)
+            return analysis_state.analysis_state(selectors.game(self.game_id))
+
+        shown = await database_sync_to_async(ask)()
+        await self.send_json({"type": "analysis", **shown})
 
     async def game_event(self, event: dict[str, Any]) -> None:
         """Relay an event of :mod:`games.events`: the read model built and serialized its

@@ -15,7 +15,8 @@ class PlayerConsumer(LimitedJsonConsumer):
     """A player's own pages (the dashboard): events of their games and challenges."""
 
     database_free_handlers = frozenset(
-        {"account_closed", "game_event", "challenge_event", "notifications_count"}
+        {"account_closed", "game_event", "challenge_event", "notifications_count",
+         "tournament_event"}
     )
 
     async def join(self) -> None:
@@ -44,6 +45,12 @@ class PlayerConsumer(LimitedJsonConsumer):
 
     async def challenge_event(self, event: dict[str, Any]) -> None:
         await self.send_json(state.dashboard_frame(event, kind="challenge"))
+
+    async def tournament_event(self, event: dict[str, Any]) -> None:
+        # A round of the player's event began: their games are new; the page refetches.
+        await self.send_json(
+            {"type": "event", "event": event["event"], "tournament": event["tournament"]}
+        )
 
     async def notifications_count(self, event: dict[str, Any]) -> None:
         # The bell: the count is read once after the commit (games.notifications).

@@ -1,21 +1,50 @@
 """A game of correspondence chess and its moves.
 
 The integrity rules live in the database as well as in the service layer, so that two
-front doors racing each other cannot break them: one move per (game, number), at most one
-active game per pair of players.
+front doors racing each other cannot break them: one move per (game, number). How many
+games two players may have in progress together is a site rule the administrator sets
+(:class:`~games.models.site.SiteRules`), counted by the services under a lock on both
+players: no unique index can say "at most N".
 """
 
 from __future__ import annotations
 
+import string
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.db.models.functions import Greatest, Least
 from django.utils import timezone
+from django.utils.crypto import get_random_string
 from django.utils.translation import gettext_lazy as _
 
 from accounts.types import Player
 from games import clock, rules
+
+SHORT_ID_LENGTH = 8
+SHORT_ID_ALPHABET = string.ascii_letters + string.digits
+
+
+def new_short_id() -> str:
+    """A game's or challenge's id at every door but ESPOL's (the web's ``/games/<id>/``,
+    the lichess API, where ids are eight letters and digits): random, and never one that
+    reads as a game's number (``12``) or ESPOL's name of one (``P1234567``)."""
+    while True:
+        text = get_random_string(SHORT_ID_LENGTH, SHORT_ID_ALPHABET)
+        if is_short_id(text):
+            return text
+
+
+def is_short_id(text: str) -> bool:
+    """Whether ``text`` has the shape of a short id (not whether one exists)."""
+    return (
+        len(text) == SHORT_ID_LENGTH
+        and text.isascii()
+        and text.isalnum()
+        and not text.isdigit()
+        and not (text[0] in "Pp" and text[1:].isdigit())
+    )
+
 
 # Days per move a challenge or game may carry; NULL is no time control.
 VALID_DAYS = Q(days_per_move__isnull=True) | Q(days_per_move__in=clock.DAYS_PER_MOVE)
@@ -72,6 +101,11 @@ class Game(models.Model):
         "Termination", [(t.name, (t.value, TERMINATION_LABELS[t])) for t in rules.Termination]
     )
 
+    # The id every door but ESPOL takes (ESPOL names games by number: public_id). A game
+    # begun by a challenge has the challenge's, as lichess's do.
+    short_id = models.CharField(
+        _("id"), max_length=SHORT_ID_LENGTH, unique=True, default=new_short_id, editable=False
+    )
     white = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="games_as_white"
     )
@@ -137,6 +171,16 @@ class Game(models.Model):
     initial_fen = models.CharField(max_length=100, blank=True, default="")
     # Where it was played, for the PGN's Site tag ("": this service): an IRC channel.
     site = models.CharField(max_length=60, blank=True, default="")
+    # A game of a tournament (games.models.tournaments): its event, group and Berger
+    # round. Outside the one-active-game-per-pair rule: a double round robin plays two
+    # games per pair at once.
+    tournament = models.ForeignKey(
+        "Tournament", null=True, blank=True, on_delete=models.PROTECT, related_name="games"
+    )
+    tournament_group = models.ForeignKey(
+        "TournamentGroup", null=True, blank=True, on_delete=models.PROTECT, related_name="games"
+    )
+    tournament_round = models.PositiveSmallIntegerField(null=True, blank=True)
 
     objects = GameQuerySet.as_manager()
 
@@ -145,12 +189,6 @@ class Game(models.Model):
         constraints = [
             models.CheckConstraint(condition=~Q(white=models.F("black")), name="game_not_self"),
             models.CheckConstraint(condition=VALID_DAYS, name="game_days_per_move"),
-            models.UniqueConstraint(
-                Least("white", "black"),
-                Greatest("white", "black"),
-                condition=Q(status="active"),
-                name="one_active_game_per_pair",
-            ),
         ]
         indexes = [
             models.Index(fields=["white", "status", "updated_at"]),

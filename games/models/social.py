@@ -10,9 +10,9 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import NotificationKind
 from games.models.challenges import Challenge
 from games.models.games import Game
+from games.models.notification_kinds import NotificationKind
 
 
 class ChatMessage(models.Model):
@@ -161,3 +161,23 @@ class MailedMove(models.Model):
 
     def __str__(self) -> str:
         return f"move mail of {self.game_id} to {self.recipient_id} at {self.sent_at}"
+
+
+class DailyDigest(models.Model):
+    """The daily mail of the games waiting for a player (games.digest), one per player and
+    day of theirs (in their zone): the row is the claim, written before the mail is
+    queued, so that several sweeps running at once send it once."""
+
+    recipient = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    day = models.DateField()
+    queued_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["recipient", "day"], name="one_digest_per_day")
+        ]
+
+    def __str__(self) -> str:
+        return f"digest of {self.day} to {self.recipient_id}"

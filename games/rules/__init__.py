@@ -43,9 +43,11 @@ from games.rules.positions import (
     diagram,
     halfmove_clock,
     in_check,
+    keys_one_move_from,
     legal_moves,
     move_can_repeat_fivefold,
     plies_played_by,
+    position_key,
     starting_position,
 )
 
@@ -74,6 +76,7 @@ __all__ = [
     "diagram",
     "halfmove_clock",
     "in_check",
+    "keys_one_move_from",
     "legal_moves",
     "line_sans",
     "move_can_repeat_fivefold",
@@ -83,6 +86,7 @@ __all__ = [
     "pgn_from_sans",
     "play",
     "plies_played_by",
+    "position_key",
     "read_line",
     "replay",
     "starting_position",

@@ -61,7 +61,8 @@ def _san_candidates(board: chess.Board, san: str) -> list[chess.Move]:
 
 
 def parse_move(board: chess.Board, text: str) -> chess.Move:
-    """Read ``text`` as UCI (``e2e4``, ``E7E8Q``) or SAN (``Nf3``, ``B7g4``, ``O-O``, ``e8=Q+``).
+    """Read ``text`` as UCI (``e2e4``, ``E7E8Q``, castling as ``e1g1`` or as the king onto
+    its rook, ``e1h1``) or SAN (``Nf3``, ``B7g4``, ``O-O``, ``e8=Q+``).
 
     The text is not sorted by its shape: it is read both ways and python-chess says which
     readings are legal moves here. ``B7g4`` is UCI in form (``b7g4``) but SAN of a bishop
@@ -81,7 +82,10 @@ def parse_move(board: chess.Board, text: str) -> chess.Move:
     as_uci = _uci_reading(text)
     readings: list[chess.Move] = []
     if as_uci is not None and as_uci in board.legal_moves:
-        readings.append(as_uci)
+        # The king onto its own rook (``e1h1``) is castling: boards that castle by
+        # dropping the king on the rook send it so. python-chess keeps that form for
+        # Chess960 only; find_move gives the standard one (``e1g1``), as it is stored.
+        readings.append(board.find_move(as_uci.from_square, as_uci.to_square, as_uci.promotion))
     well_formed = as_uci is not None
     try:
         as_san = board.parse_san(text)

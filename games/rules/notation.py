@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 import chess
 import chess.pgn
@@ -19,20 +19,35 @@ def pgn(
     result: str,
     termination_comment: str | None = None,
     start_fen: str = STARTING_FEN,
+    annotations: Sequence[tuple[str | None, int | None]] = (),
+    game_comment: str | None = None,
 ) -> str:
     """The game as PGN text with the given tags, built by python-chess from the UCI moves
-    played from ``start_fen`` (a FEN tag is added when it is not the standard one)."""
+    played from ``start_fen`` (a FEN tag is added when it is not the standard one).
+
+    ``annotations``: for the first moves, a comment (``[%eval 0.25]``) and a numeric
+    annotation glyph (``4`` is ``??``) each, or None; ``game_comment`` goes before the
+    first move."""
     game = chess.pgn.Game()
     if start_fen != STARTING_FEN:
         game.setup(start_fen)
     for key, value in headers.items():
         game.headers[key] = value
     game.headers["Result"] = result
+    if game_comment:
+        # A brace would end a PGN comment early: the text is kept, the braces not.
+        game.comment = game_comment.replace("{", "(").replace("}", ")")
     node: chess.pgn.GameNode = game
-    for uci in ucis:
+    for index, uci in enumerate(ucis):
         node = node.add_variation(chess.Move.from_uci(uci))
+        if index < len(annotations):
+            comment, nag = annotations[index]
+            if comment:
+                node.comment = comment
+            if nag:
+                node.nags.add(nag)
     if termination_comment:
-        node.comment = termination_comment
+        node.comment = " ".join(filter(None, [node.comment, termination_comment]))
     out = io.StringIO()
     exporter = chess.pgn.FileExporter(out)
     game.accept(exporter)

@@ -68,6 +68,34 @@ def starting_position(fen: str) -> str:
     return board.fen()
 
 
+def position_key(fen: str) -> str:
+    """The position ``fen`` describes, as the first four fields of its FEN (pieces, side
+    to move, castling rights, en passant square), the counters left out: two FENs of one
+    position give one key. The position must be legal; it may be over (a mate). Raises
+    :class:`InvalidPositionError`."""
+    text = fen.strip()
+    if len(text) > MAX_FEN_LENGTH:
+        raise InvalidPositionError(text[:MAX_FEN_LENGTH] + "…")
+    try:
+        board = chess.Board(text)
+    except ValueError as exc:
+        raise InvalidPositionError(text) from exc
+    if not board.is_valid():
+        raise InvalidPositionError(text)
+    return board.epd()
+
+
+def keys_one_move_from(fen: str) -> set[str]:
+    """The :func:`position_key` of every position one legal move away from ``fen``."""
+    board = chess.Board(fen)
+    keys = set()
+    for move in board.legal_moves:
+        board.push(move)
+        keys.add(board.epd())
+        board.pop()
+    return keys
+
+
 def in_check(fen: str) -> bool:
     """Whether the side to move in ``fen`` is in check."""
     return chess.Board(fen).is_check()
@@ -107,14 +135,22 @@ def move_can_repeat_fivefold(fen: str) -> bool:
 
 
 def legal_moves(fen: str) -> dict[str, list[str]]:
-    """Legal destinations per origin square, as the board wants them: ``{"e2": ["e3", "e4"]}``."""
+    """Legal destinations per origin square, as the board wants them: ``{"e2": ["e3", "e4"]}``.
+
+    A king that may castle has two destinations per side, as on lichess: its square
+    after castling (``g1``) and its own rook's (``h1``), so that dropping the king on
+    the rook castles too (the board's ``rookCastle``; :func:`parse_move` reads it)."""
     board = chess.Board(fen)
     dests: dict[str, list[str]] = {}
     for move in board.legal_moves:
-        dests.setdefault(chess.square_name(move.from_square), [])
-        to = chess.square_name(move.to_square)
-        if to not in dests[chess.square_name(move.from_square)]:
-            dests[chess.square_name(move.from_square)].append(to)
+        targets = dests.setdefault(chess.square_name(move.from_square), [])
+        squares = [move.to_square]
+        if board.is_castling(move):
+            rook_file = 7 if board.is_kingside_castling(move) else 0
+            squares.append(chess.square(rook_file, chess.square_rank(move.from_square)))
+        for square in squares:
+            if chess.square_name(square) not in targets:
+                targets.append(chess.square_name(square))
     return dests
 
 

@@ -18,9 +18,26 @@ CorresAlarm:
 - :mod:`~games.services.timeouts`: time run out;
 - :mod:`~games.services.vacations`: vacations;
 - :mod:`~games.services.upkeep`: the sweep, the purge, naming openings;
+- :mod:`~games.services.site_rules`: the rules of play an administrator sets;
+- :mod:`~games.services.tournaments`: tournaments' settings, registration, start;
+- :mod:`~games.services.tournament_rounds`: their rounds, tables and advancing players;
+- :mod:`~games.services.tournament_withdrawals`: leaving a tournament being played;
+- :mod:`~games.services.bots`: accounts upgraded to bots (the lichess API);
+- :mod:`~games.services.analysis`: the engine's analyses and positions, asked and recorded;
+- :mod:`~games.services.notes`: a player's private notes on their games;
 - :mod:`~games.services.guards`: the checks every service makes first.
 """
 
+from games.services.analysis import (
+    claim_analysis,
+    fail_analysis,
+    finish_analysis,
+    record_evaluations,
+    record_position_evaluation,
+    request_analysis,
+    request_position_evaluation,
+)
+from games.services.bots import upgrade_to_bot
 from games.services.challenges import (
     accept_challenge,
     challenge,
@@ -30,10 +47,27 @@ from games.services.challenges import (
 )
 from games.services.clocks import advance_clocks, warn_low_time
 from games.services.conditional_lines import clear_conditional_lines, set_conditional_lines
-from games.services.draws import answer_draw, claim_draw, offer_draw, offer_or_accept_draw
+from games.services.draws import (
+    accept_or_offer_draw,
+    answer_draw,
+    claim_draw,
+    offer_draw,
+    offer_or_accept_draw,
+)
 from games.services.moves import make_move, preview_move
-from games.services.resignations import abandon_games, leave_gateway_game, resign
-from games.services.timeouts import expire_due_games_of, expire_game
+from games.services.notes import save_note
+from games.services.resignations import abandon_games, abort, leave_gateway_game, resign
+from games.services.site_rules import set_site_rules
+from games.services.timeouts import claim_victory, expire_due_games_of, expire_game
+from games.services.tournament_withdrawals import withdraw, withdraw_everywhere
+from games.services.tournaments import (
+    cancel_tournament,
+    join_tournament,
+    leave_tournament,
+    save_tournament,
+    start_due_tournaments,
+    start_tournament,
+)
 from games.services.upkeep import (
     delete_finished_games,
     delete_game,
@@ -45,11 +79,16 @@ from games.services.vacations import end_spent_vacations, end_vacation, start_va
 
 __all__ = [
     "abandon_games",
+    "abort",
     "accept_challenge",
+    "accept_or_offer_draw",
     "advance_clocks",
     "answer_draw",
+    "cancel_tournament",
     "challenge",
+    "claim_analysis",
     "claim_draw",
+    "claim_victory",
     "clear_conditional_lines",
     "decline_challenge",
     "delete_finished_games",
@@ -59,17 +98,33 @@ __all__ = [
     "expire_due_games",
     "expire_due_games_of",
     "expire_game",
+    "fail_analysis",
+    "finish_analysis",
+    "join_tournament",
     "leave_gateway_game",
+    "leave_tournament",
     "make_move",
     "name_openings",
     "offer_draw",
     "offer_or_accept_draw",
     "preview_move",
     "purge_idle_guests",
+    "record_evaluations",
+    "record_position_evaluation",
+    "request_analysis",
+    "request_position_evaluation",
     "resign",
+    "save_note",
+    "save_tournament",
     "set_conditional_lines",
+    "set_site_rules",
+    "start_due_tournaments",
     "start_gateway_game",
+    "start_tournament",
     "start_vacation",
+    "upgrade_to_bot",
     "warn_low_time",
+    "withdraw",
     "withdraw_challenge",
+    "withdraw_everywhere",
 ]

@@ -11,10 +11,9 @@ from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
-from accounts.models import NotificationKind
 from games import clock, errors, selectors
 from games.events import publish_game_event
-from games.models import Game
+from games.models import Game, NotificationKind, Vacation
 from games.notifications import notify
 from games.services.guards import lock_game, touch
 
@@ -111,26 +110,66 @@ def warn_each(game_ids: Sequence[int], now: dt.datetime) -> int:
 
 
 def advance_clocks(*, by: dt.timedelta, game_id: int | None = None) -> int:
-    """Demo time travel: move the deadlines of the games in progress (or of ``game_id``)
+    """Demo time travel: move the clocks of the games in progress (or of ``game_id``)
     ``by`` earlier, as if that much time had passed. Returns how many games it moved.
+
+    Every time a clock keeps moves with it, so the journey is one the clocks could have
+    made: a deadline, the warning given for it, and the moment a clock stopped for a
+    vacation (a clock standing still loses nothing by it: the player was away). The
+    vacations running for the players concerned (every player, without ``game_id``) move
+    too, so the days jumped count as vacation taken, and a vacation whose allowance the
+    jump spends ends where it ran out (the sweep). Ending a vacation afterwards gives
+    back the time the clock had when it stopped; no game ends that was not overdue.
 
     Only ``manage.py travel_clock`` calls it, and only where the settings allow it
     (``DEMO_TIME_TRAVEL``): a newcomer sees a game end on time without waiting days.
     """
     if by <= dt.timedelta(0):
         raise ValueError("the clock only moves forward")
+    # A journey past the calendar's start (OverflowError) is refused before any change.
+    timezone.now() - by
     moved = 0
     games = Game.objects.filter(status=Game.Status.ACTIVE, deadline__isnull=False)
+    travellers: list[int] | None = None
     if game_id is not None:
         games = games.filter(pk=game_id)
+        travellers = list(
+            Game.objects.filter(pk=game_id, status=Game.Status.ACTIVE)
+            .values_list("white_id", "black_id")
+            .first()
+            or ()
+        )
+    _advance_vacations(by, travellers)
     for pk in games.order_by("pk").values_list("pk", flat=True):
         with transaction.atomic():
             game = lock_game(pk)
             if not game.is_active or game.deadline is None:
                 continue
             game.deadline -= by
+            changed = ["deadline", "updated_at", "version"]
+            if game.paused_at is not None:
+                game.paused_at -= by
+                changed.append("paused_at")
+            if game.low_time_warned_for is not None:
+                game.low_time_warned_for -= by
+                changed.append("low_time_warned_for")
             touch(game)
-            game.save(update_fields=["deadline", "updated_at", "version"])
+            game.save(update_fields=changed)
             publish_game_event(game, "clock_changed")
             moved += 1
     return moved
+
+
+def _advance_vacations(by: dt.timedelta, player_ids: list[int] | None) -> None:
+    """Move the running vacations of ``player_ids`` (``None``: everyone's) ``by``
+    earlier, with the demo's clocks (:func:`advance_clocks`)."""
+    running = Vacation.objects.filter(ended_at__isnull=True)
+    if player_ids is not None:
+        running = running.filter(player_id__in=player_ids)
+    with transaction.atomic():
+        # One row per player on vacation: moved in Python, whose dates refuse to go
+        # before year 1 (OverflowError) where each database would say it its own way.
+        for spell in running.select_for_update():
+            spell.started_at -= by
+            spell.ends_by -= by
+            spell.save(update_fields=["started_at", "ends_by"])

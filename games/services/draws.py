@@ -6,11 +6,10 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import NotificationKind
 from accounts.types import Player
 from games import clock, errors, rules, selectors
 from games.events import publish_game_event
-from games.models import Game
+from games.models import Game, NotificationKind
 from games.notifications import notify
 from games.services.clocks import pause_for_vacation
 from games.services.endings import finish
@@ -74,6 +73,21 @@ def offer_or_accept_draw(*, game_id: int, player: Player) -> tuple[str, Game]:
     if colour == game.colour_to_move:
         return "offered", _offer_draw_on(game, player)
     return "accepted", _answer_draw_on(game, player, accept=True)
+
+
+@on_the_clock
+@transaction.atomic
+def accept_or_offer_draw(*, game_id: int, player: Player) -> tuple[str, Game]:
+    """The lichess API's ``draw/yes``: ``player`` accepts the opponent's pending offer,
+    or, with none pending, offers a draw. Decided on the locked game, so an offer made
+    meanwhile through another door is accepted rather than refused. Returns
+    ``"accepted"`` or ``"offered"``, and the game."""
+    game = lock_game(game_id)
+    colour = colour_in(game, player)
+    require_active(game)
+    if game.draw_offer_by == other(colour):
+        return "accepted", _answer_draw_on(game, player, accept=True)
+    return "offered", _offer_draw_on(game, player)
 
 
 @on_the_clock

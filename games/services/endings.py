@@ -1,6 +1,7 @@
 """The end of a game, however it comes (lichess's Finisher): mate or stalemate on the
 board, a repetition, resignation, a draw agreed or claimed, time run out, a player
-leaving, an abort. Every one goes through :func:`finish`."""
+leaving or withdrawing from a tournament, an abort. Every one goes through
+:func:`finish`, which also writes a tournament game's result into its event's table."""
 
 from __future__ import annotations
 
@@ -8,14 +9,14 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
-from accounts.models import NotificationKind
 from accounts.types import Player
 from games import rules
 from games.events import publish_game_event
-from games.models import ConditionalLines, Game
+from games.models import ConditionalLines, Game, NotificationKind
 from games.notifications import notify
 from games.services.clocks import stop_clock
 from games.services.guards import touch
+from games.services.tournament_rounds import game_ended as tournament_game_ended
 from games.state import outcome_for
 from ranking.services import record_result
 
@@ -74,6 +75,9 @@ def finish(
         )
     touch(game, now or at)
     game.save(update_fields=list(dict.fromkeys([*also_changed, *ENDING_FIELDS])))
+    if game.tournament_group_id is not None:
+        # The event's table counts it now, and its round may be over.
+        tournament_game_ended(game, now=now or at)
     publish_game_event(game, event, **event_fields)
     _notify_game_over(game, by=actor, tell_by=tell_actor)
 

@@ -13,16 +13,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from accounts.models import NotificationKind
 from accounts.types import Player
 from games import clock, errors, openings, rules, selectors
 from games.events import publish_game_event
-from games.models import Game, Move
+from games.models import Game, Move, NotificationKind
 from games.notifications import notify
 from games.services.clocks import pause_for_vacation
 from games.services.conditional_lines import drop_lines_of, next_reply
@@ -46,6 +46,9 @@ class MoveRequest:
     # The player's own pending draw offer is withdrawn by the move (chessirc's rule);
     # otherwise a pending offer refuses every move.
     withdraws_offer: bool = False
+    # The opponent's pending draw offer is declined by the move (lichess's rule, for the
+    # lichess API's clients).
+    declines_offer: bool = False
     # The service plays it for ``player``, from their conditional lines.
     conditional_reply: bool = False
 
@@ -70,7 +73,12 @@ class _Reading:
 
 
 def check_move(
-    game: Game, player: Player, move_number: int, *, withdraws_offer: bool = False
+    game: Game,
+    player: Player,
+    move_number: int,
+    *,
+    withdraws_offer: bool = False,
+    declines_offer: bool = False,
 ) -> None:
     """Refuse a move by ``player`` as half-move ``move_number`` that ``game`` cannot take."""
     colour = colour_in(game, player)
@@ -79,8 +87,10 @@ def check_move(
         raise errors.WrongMoveNumber(expected=game.next_move_number)
     if game.colour_to_move != colour:
         raise errors.NotYourTurn()
-    if game.draw_offer_by and not (withdraws_offer and game.draw_offer_by == colour):
-        raise errors.DrawOfferPending()
+    if game.draw_offer_by:
+        mine = game.draw_offer_by == colour
+        if not ((withdraws_offer and mine) or (declines_offer and not mine)):
+            raise errors.DrawOfferPending()
 
 
 def _read_move(base_fen: str, history: Sequence[str], move: str) -> rules.PlayedMove:
@@ -112,7 +122,13 @@ def _read_move_on(game: Game, move: str) -> rules.PlayedMove:
 def _judge_on(game: Game, request: MoveRequest) -> JudgedMove:
     """``request`` checked and read on ``game``, or the domain error."""
     number = game.next_move_number if request.number is None else request.number
-    check_move(game, request.player, number, withdraws_offer=request.withdraws_offer)
+    check_move(
+        game,
+        request.player,
+        number,
+        withdraws_offer=request.withdraws_offer,
+        declines_offer=request.declines_offer,
+    )
     return JudgedMove(request, number, _read_move_on(game, request.text))
 
 
@@ -139,6 +155,7 @@ def make_move(
     move: str,
     reverse: bool = False,
     withdraws_offer: bool = False,
+    declines_offer: bool = False,
 ) -> Game:
     """Play ``move`` (UCI or SAN) as half-move ``move_number`` (ESPOL JGDA); returns the game.
 
@@ -148,14 +165,22 @@ def make_move(
     protocols whose clients send no number (chessirc, distribuido), where a repeated
     submission is refused as not the player's turn.
     ``withdraws_offer``: the player's own pending draw offer is withdrawn by the move
-    (chessirc's rule, where the player to move offers); otherwise a pending offer refuses
-    every move.
+    (chessirc's rule, where the player to move offers); ``declines_offer``: the
+    opponent's pending offer is declined by the move (lichess's rule, the lichess API's);
+    otherwise a pending offer refuses every move.
 
     When the opponent has a conditional line starting with this move, their reply is
     played too, as their own ordinary move in this transaction; the game returned is
     after it.
     """
-    request = MoveRequest(player, move, move_number, reverse, withdraws_offer)
+    request = MoveRequest(
+        player,
+        move,
+        move_number,
+        reverse,
+        withdraws_offer=withdraws_offer,
+        declines_offer=declines_offer,
+    )
     reading = _judge_before_locking(game_id, request)
     with transaction.atomic():
         game = lock_game(game_id)
@@ -189,7 +214,13 @@ def _judge_before_locking(game_id: int, request: MoveRequest) -> _Reading:
     except Game.DoesNotExist as exc:
         raise errors.GameNotFound() from exc
     number = game.next_move_number if request.number is None else request.number
-    check_move(game, request.player, number, withdraws_offer=request.withdraws_offer)
+    check_move(
+        game,
+        request.player,
+        number,
+        withdraws_offer=request.withdraws_offer,
+        declines_offer=request.declines_offer,
+    )
     try:
         judged = JudgedMove(request, number, _read_move_on(game, request.text))
     except errors.DomainError as exc:
@@ -197,26 +228,94 @@ def _judge_before_locking(game_id: int, request: MoveRequest) -> _Reading:
     return _Reading(game.version, judged, None)
 
 
+@dataclass(frozen=True)
+class _Ply:
+    """A half-move just written on the locked game, for what is told of it afterwards."""
+
+    player: Player
+    uci: str
+    san: str
+    number: int
+    conditional: bool
+    # Its event's ``move`` field (games.state.move_state).
+    move: dict[str, Any]
+    # It ended the game: the ending has published its event and told both players.
+    ended: bool
+
+
 def _play_with_replies(game: Game, judged: JudgedMove) -> None:
     """Write ``judged`` on the locked ``game``, then the opponent's conditional reply to
     it, if one of their lines starts with it: an ordinary move of theirs, in this
-    transaction. A reply no longer legal is not played, and its lines are dropped."""
-    played = _write(game, judged)
-    while (reply := next_reply(game, played)) is not None:
-        owner, uci = reply
-        request = MoveRequest(owner, uci, game.next_move_number, conditional_reply=True)
-        try:
-            played = _write(game, _judge_on(game, request))
-        except errors.DomainError:
-            logger.warning("conditional reply %s refused in game %s", uci, game.pk)
-            drop_lines_of(game, owner)
+    transaction (and so on, while a line answers). A reply no longer legal is not
+    played, and its lines are dropped.
+
+    Each move's event says whether a reply followed it at once (``replied``): its player
+    is then not to move, whatever the event's position says. The players are told once,
+    at the end, what the chain left them (:func:`_tell_of_moves`)."""
+    plies = [_write(game, judged)]
+    while True:
+        ply = plies[-1]
+        following = None if ply.ended else _conditional_reply(game, ply.uci)
+        if not ply.ended:
+            publish_game_event(game, "move", move=ply.move, replied=following is not None)
+        if following is None:
             break
+        plies.append(_write(game, following))
+    _tell_of_moves(game, plies)
 
 
-def _write(game: Game, judged: JudgedMove) -> str:
+def _conditional_reply(game: Game, played_uci: str) -> JudgedMove | None:
+    """The reply the conditional lines of the player to move give to ``played_uci``,
+    judged on the locked ``game``; ``None`` when there is none, or when it is no longer
+    legal (its lines are then dropped)."""
+    reply = next_reply(game, played_uci)
+    if reply is None:
+        return None
+    owner, uci = reply
+    request = MoveRequest(owner, uci, game.next_move_number, conditional_reply=True)
+    try:
+        return _judge_on(game, request)
+    except errors.DomainError:
+        logger.warning("conditional reply %s refused in game %s", uci, game.pk)
+        drop_lines_of(game, owner)
+        return None
+
+
+def _tell_of_moves(game: Game, plies: Sequence[_Ply]) -> None:
+    """Tell each player, once, of the last move their opponent made in ``plies`` and,
+    when their own conditional reply was played after it, of that reply too: the
+    notification then says whose move it is ("your conditional move Bb5 was played; bob
+    to move"), not "your move". A game the chain ended was told by its ending."""
+    if not game.is_active:
+        return
+    last_of: dict[int, int] = {}
+    for index, ply in enumerate(plies):
+        last_of[ply.player.pk] = index
+    for mover_id, index in sorted(last_of.items(), key=lambda item: item[1]):
+        ply = plies[index]
+        moves = sum(1 for p in plies if p.player.pk == mover_id)
+        detail: dict[str, Any] = {
+            "san": ply.san, "number": ply.number, "conditional": ply.conditional
+        }
+        if moves > 1:
+            detail["count"] = moves
+        if index + 1 < len(plies):
+            # The recipient's own reply, played for them at once.
+            detail["reply"] = plies[index + 1].san
+        notify(
+            recipient=game.opponent_of(mover_id),
+            kind=NotificationKind.OPPONENT_MOVED,
+            game=game,
+            actor=ply.player,
+            detail=detail,
+        )
+
+
+def _write(game: Game, judged: JudgedMove) -> _Ply:
     """Write ``judged`` on the locked ``game``, checked against it: the move row, the
-    game's new position and clock, the event and the notifications (or the game's end).
-    Returns the move in UCI."""
+    game's new position and clock (or the game's end, its event and notifications).
+    The move's own event and notification are the caller's (:func:`_play_with_replies`),
+    which knows whether a reply follows."""
     request, played = judged.request, judged.played
     now = timezone.now()
     created = Move.objects.create(
@@ -241,30 +340,28 @@ def _write(game: Game, judged: JudgedMove) -> str:
     # The hot path: write only what a move changes (a shorter UPDATE to build and run).
     changed = ["fen", "next_move_number", "last_move_at", "last_move_san"]
     if game.draw_offer_by:
-        game.draw_offer_by = ""  # withdrawn by the offerer's move (checked before)
+        # Withdrawn by the offerer's move, or declined by the opponent's (checked before).
+        game.draw_offer_by = ""
         changed.append("draw_offer_by")
     changed += ["deadline", "time_left", "paused_at"]
     if (opening := openings.opening_at(played.fen_after, judged.number)) is not None:
         game.opening_eco, game.opening_name = opening.eco, opening.name
         changed += ["opening_eco", "opening_name"]
+    ply = _Ply(
+        player=request.player,
+        uci=played.uci,
+        san=played.san,
+        number=judged.number,
+        conditional=request.conditional_reply,
+        move=move_state(created),
+        ended=played.outcome is not None,
+    )
     if played.outcome is not None:
         # The player who moved knows, unless the service moved for them.
         actor = None if request.conditional_reply else request.player
         finish(game, played.outcome, at=now, event="move", actor=actor, also_changed=changed,
-               move=move_state(created))
-        return played.uci
+               move=ply.move)
+        return ply
     touch(game, now)
     game.save(update_fields=[*changed, "updated_at", "version"])
-    publish_game_event(game, "move", move=move_state(created))
-    notify(
-        recipient=game.opponent_of(request.player.pk),
-        kind=NotificationKind.OPPONENT_MOVED,
-        game=game,
-        actor=request.player,
-        detail={
-            "san": played.san,
-            "number": judged.number,
-            "conditional": request.conditional_reply,
-        },
-    )
-    return played.uci
+    return ply

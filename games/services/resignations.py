@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from accounts import selectors as account_selectors
 from accounts.types import Player
-from games import rules
+from games import errors, rules
 from games.models import Challenge, Game
 from games.services.challenges import close_challenge
 from games.services.endings import finish
@@ -30,6 +30,21 @@ def resign(*, game_id: int, player: Player) -> Game:
     outcome = rules.Outcome(rules.Termination.RESIGNATION, other(colour))
     finish(game, outcome, at=timezone.now(), event="resigned", ended_by=colour, actor=player,
            by=colour)
+    return game
+
+
+@on_the_clock
+@transaction.atomic
+def abort(*, game_id: int, player: Player) -> Game:
+    """``player`` calls the game off before both players have moved (lichess's abort):
+    no result, no rating. Once both have moved, :class:`~games.errors.NotAbortable`."""
+    game = lock_game(game_id)
+    colour = colour_in(game, player)
+    require_active(game)
+    if rules.both_sides_have_moved(start_fen=game.start_fen, plies=game.next_move_number - 1):
+        raise errors.NotAbortable()
+    finish(game, rules.ABORTED, at=timezone.now(), event="aborted", ended_by=colour,
+           actor=player, by=colour)
     return game
 
 

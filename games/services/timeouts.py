@@ -19,7 +19,7 @@ from games import clock, errors, selectors
 from games.models import Game
 from games.services.clocks import low_time_games, warn_each
 from games.services.endings import finish
-from games.services.guards import TimeRanOut, lock_game
+from games.services.guards import TimeRanOut, colour_in, lock_game
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -63,6 +63,25 @@ def expire_game(*, game_id: int, now: dt.datetime | None = None) -> Game | None:
     ended = clock.expiry_of(game, now)
     if ended is None:
         return None
+    finish(game, ended.outcome, at=ended.at, now=now, event=ended.event, by=ended.out_of_time)
+    return game
+
+
+@transaction.atomic
+def claim_victory(*, game_id: int, player: Player, now: dt.datetime | None = None) -> Game:
+    """``player`` claims the win because the opponent's time has run out (the lichess
+    API's ``claim-victory``; correspondence has no other way for an opponent to be
+    gone). The game ends on time as the sweep would end it; when that would not make
+    ``player`` the winner (their own time, an abort before both moved, a draw against a
+    lone king) nothing changes and :class:`~games.errors.NoVictoryToClaim` is raised."""
+    now = now or timezone.now()
+    game = lock_game(game_id)
+    colour = colour_in(game, player)
+    if not game.is_active:
+        raise errors.GameFinished()
+    ended = clock.expiry_of(game, now)
+    if ended is None or ended.outcome.winner != colour:
+        raise errors.NoVictoryToClaim()
     finish(game, ended.outcome, at=ended.at, now=now, event=ended.event, by=ended.out_of_time)
     return game
 

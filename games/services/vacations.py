@@ -1,5 +1,7 @@
 """Vacations: the clocks where a player is to move stand still while they are away, up
-to the year's allowance, and run again with the time that was left when they return."""
+to the year's allowance, and run again with the time that was left when they return.
+Every game of the player changes when they leave and when they are back (its pages
+show them away), whether its clock stops or not."""
 
 from __future__ import annotations
 
@@ -9,23 +11,31 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts import selectors as account_selectors
-from accounts.models import NotificationKind
 from accounts.types import Player
 from games import errors, selectors
 from games.events import publish_game_event
-from games.models import Game, Vacation
+from games.models import Game, NotificationKind, Vacation
 from games.notifications import notify
 from games.services.clocks import on_vacation
 from games.services.guards import lock_game, touch
 from games.services.timeouts import expire_each, run_out_games_of
 
 
-def _games_on_clock_of(player: Player) -> list[int]:
+def _active_games_of(player: Player) -> list[int]:
     return list(
-        Game.objects.of_player(player, status=Game.Status.ACTIVE, deadline__isnull=False)
+        Game.objects.of_player(player, status=Game.Status.ACTIVE)
         .order_by("pk")
         .values_list("pk", flat=True)
     )
+
+
+def _show_away_change(game: Game, event: str) -> None:
+    """A game whose clock the vacation leaves as it is still changes for its pages: they
+    show the player away, or back. A new version, told to them as every change is; not
+    an activity of the game (its ``updated_at`` stays)."""
+    game.version += 1
+    game.save(update_fields=["version"])
+    publish_game_event(game, event)
 
 
 def _lock_player(player: Player) -> None:
@@ -59,15 +69,18 @@ def _start_vacation(player: Player, now: dt.datetime) -> Vacation:
         raise errors.NoVacationLeft()
     spell = Vacation.objects.create(player=player, started_at=now, ends_by=now + left)
     _tell_opponents_of_vacation(player, spell)
-    for game_id in _games_on_clock_of(player):
+    for game_id in _active_games_of(player):
         game = lock_game(game_id)
-        if not game.is_active or game.deadline is None or game.paused_at is not None:
+        if not game.is_active:
             continue
-        if game.player_on_clock_id == player.pk:
+        on_clock = game.deadline is not None and game.player_on_clock_id == player.pk
+        if on_clock and game.paused_at is None:
             game.paused_at = now
             touch(game, now)
             game.save(update_fields=["paused_at", "updated_at", "version"])
             publish_game_event(game, "clock_paused")
+        else:
+            _show_away_change(game, "vacation_started")
     return spell
 
 
@@ -98,11 +111,13 @@ def end_vacation(*, player: Player, now: dt.datetime | None = None) -> Vacation:
     back_at = min(now, spell.ends_by)
     spell.ended_at = back_at
     spell.save(update_fields=["ended_at"])
-    for game_id in _games_on_clock_of(player):
+    for game_id in _active_games_of(player):
         game = lock_game(game_id)
-        if not game.is_active or game.paused_at is None or game.deadline is None:
+        if not game.is_active:
             continue
-        if game.player_on_clock_id == player.pk:
+        if game.paused_at is None or game.deadline is None or game.player_on_clock_id != player.pk:
+            _show_away_change(game, "vacation_ended")
+        else:
             # The time left when the clock stopped, counted again from the return.
             warned = game.low_time_warned_for is not None and (
                 game.low_time_warned_for >= game.deadline

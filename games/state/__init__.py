@@ -13,14 +13,17 @@ every socket, and so are the frames themselves: serialized once per event for ea
 of socket (players, watchers, dashboards), so that a socket only sends a ready text.
 
 One module per role, each importing only the ones above it: ``text`` (the words pages
-write), ``game`` (a game's state and snapshot), ``pgn``, ``frames`` (live events),
-``lists`` (rows of lists), ``notification_texts`` and ``gateways``. Everything public is
-named here too, so ``from games import state`` and ``state.snapshot`` keep working.
+write), ``event_labels`` (a tournament game's event and round), ``game`` (a game's state
+and snapshot), ``pgn``, ``frames`` (live events), ``lists`` (rows of lists),
+``tournaments`` (events and their crosstables), ``notification_texts``, ``gateways`` and
+``lichess`` (the lichess API's shapes, with ``lichess_reads``, its queries). Everything
+public is named here too, so ``from games import state`` and ``state.snapshot`` keep
+working (the tournaments' reads are used as ``state.tournaments``).
 """
 
 from __future__ import annotations
 
-from games.state import gateways
+from games.state import gateways, lichess, lichess_reads, tournaments
 from games.state.frames import (
     DASHBOARD,
     PLAYER,
@@ -42,8 +45,10 @@ from games.state.game import (
     move_state,
     moves_of,
     snapshot,
+    vacation_state,
 )
 from games.state.lists import (
+    GameLink,
     GameRow,
     LiveGame,
     Relation,
@@ -51,6 +56,7 @@ from games.state.lists import (
     game_row,
     game_url,
     outcome_for,
+    relations_of,
 )
 from games.state.notification_texts import (
     NotificationRow,
@@ -62,6 +68,7 @@ from games.state.notification_texts import (
 )
 from games.state.pgn import (
     game_pgn,
+    pgn_elos,
     pgn_tags,
 )
 from games.state.text import (
@@ -78,6 +85,7 @@ __all__ = [
     "PLAYER",
     "RESULT_LABELS",
     "WATCHER",
+    "GameLink",
     "GameRow",
     "LiveGame",
     "NotificationRow",
@@ -100,6 +108,8 @@ __all__ = [
     "game_state",
     "game_url",
     "gateways",
+    "lichess",
+    "lichess_reads",
     "move_rows",
     "move_state",
     "moves_of",
@@ -108,10 +118,14 @@ __all__ = [
     "notification_target",
     "notification_text",
     "outcome_for",
+    "pgn_elos",
     "pgn_tags",
+    "relations_of",
     "result_label",
     "result_strings",
     "result_text",
     "snapshot",
     "termination_labels",
+    "tournaments",
+    "vacation_state",
 ]

@@ -7,7 +7,13 @@ import json
 from typing import Any
 
 from games.models import Game
-from games.state.game import claimable_draw, destinations, game_ratings, game_state
+from games.state.game import (
+    claimable_draw,
+    destinations,
+    game_ratings,
+    game_state,
+    vacation_state,
+)
 
 # Who a game event's frame is for: the game page of one of its players, the game page
 # of anyone else, a player's dashboard.
@@ -16,7 +22,7 @@ PLAYER, WATCHER, DASHBOARD = "player", "watcher", "dashboard"
 
 def event_message(game: Game, event: str, **extra: Any) -> dict[str, Any]:
     """A game event as the channel layer carries it, with everything every socket needs:
-    what happened (``event``, ``version``, ``game``, ``dests``, ``claimable`` and the
+    what happened (``event``, ``version``, ``game``, ``dests``, ``claimable``, ``away`` and the
     ``extra`` fields, such as the ``move``) and, under ``frames``, the JSON text each kind
     of socket sends (:data:`PLAYER`, :data:`WATCHER`, :data:`DASHBOARD`).
 
@@ -30,6 +36,9 @@ def event_message(game: Game, event: str, **extra: Any) -> dict[str, Any]:
         "game": game_state(game),
         "dests": destinations(game),
         "claimable": claimable_draw(game),
+        # Every event says who is away: the page's badges follow it (a vacation's start
+        # and end are events of the player's games, games.services.vacations).
+        "away": vacation_state(game),
         **extra,
     }
     if not game.is_active:

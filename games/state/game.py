@@ -48,6 +48,13 @@ def game_ratings(game: Game) -> dict[str, Any]:
     return sides
 
 
+def vacation_state(game: Game) -> dict[str, bool]:
+    """Which of the game's players are on vacation now (one indexed query): pages mark
+    them, and the vacation's start and end are events of each of their games."""
+    away = selectors.on_vacation([game.white_id, game.black_id])
+    return {rules.WHITE: game.white_id in away, rules.BLACK: game.black_id in away}
+
+
 def fullmove_number(fen: str) -> int:
     """The chess move number of the move to play in ``fen`` (its sixth field)."""
     return int(fen.split(" ")[5])
@@ -58,6 +65,7 @@ def game_state(game: Game) -> dict[str, Any]:
     return {
         "id": game.pk,
         "public_id": game.public_id,
+        "short_id": game.short_id,
         "white": game.white.username,
         "black": game.black.username,
         "status": game.status,
@@ -120,10 +128,14 @@ def move_state(move: Move) -> dict[str, Any]:
 def challenge_state(challenge: Challenge) -> dict[str, Any]:
     return {
         "id": challenge.pk,
+        "short_id": challenge.short_id,
         "challenger": challenge.challenger.username,
         "challenged": challenge.challenged.username,
         "status": challenge.status,
         "days_per_move": challenge.days_per_move,
+        # Who picks the colours, and the challenger's when they chose ("" otherwise).
+        "colour_choice": challenge.colour_choice,
+        "challenger_colour": challenge.challenger_colour,
         "created_at": challenge.created_at.isoformat(),
         "game_id": challenge.game_id,
     }
@@ -157,7 +169,8 @@ def moves_of(game: Game, *, after: int = 0) -> QuerySet[Move]:
 
 def snapshot(game: Game, *, viewer_id: int | None, after: int = 0) -> dict[str, Any]:
     """What a page needs to draw the game: its state, the moves after ``after``, the
-    legal destinations and, for its players, the draw they may claim. Pages and sockets
+    legal destinations, both ratings, who is on vacation and, for its players, the draw
+    they may claim and their conditional moves. Pages and sockets
     receive this same shape, so a page has one way to apply it."""
     is_player = viewer_id is not None and game.colour_of(viewer_id) is not None
     return {
@@ -169,6 +182,7 @@ def snapshot(game: Game, *, viewer_id: int | None, after: int = 0) -> dict[str, 
         "dests": destinations(game),
         "claimable": claimable_draw(game) if is_player else None,
         "ratings": game_ratings(game),
+        "away": vacation_state(game),
         # Sent to each viewer alone (pages, the state view, a socket's own snapshot):
         # a player's own lines, never anyone else's.
         "conditional": conditional_state(game, viewer_id=viewer_id) if is_player else None,

@@ -135,13 +135,57 @@ class LiveGame:
 
 
 @dataclass(frozen=True)
-class Relation:
-    """Where a listed player stands with me: a game in progress, a pending challenge."""
+class GameLink:
+    """A game in progress named by its number, for a link to it."""
 
-    game_url: str = ""
+    public_id: str
+    url: str
+
+
+@dataclass(frozen=True)
+class Relation:
+    """Where a listed player stands with me: our games in progress (oldest first), a
+    pending challenge either way, and how many games the site lets a pair play at once."""
+
+    games: tuple[GameLink, ...] = ()
     challenge_sent: Challenge | None = None
     challenge_received: Challenge | None = None
+    games_per_pair: int = 1
 
     @property
     def can_challenge(self) -> bool:
-        return not (self.game_url or self.challenge_sent or self.challenge_received)
+        """Whether a challenge from me would be taken, by the service's rules
+        (:mod:`games.services.challenges`): room for another game, none of mine pending,
+        and, if they challenged me, room for theirs and mine."""
+        if self.challenge_sent is not None:
+            return False
+        waiting = 1 if self.challenge_received is not None else 0
+        return len(self.games) + waiting < self.games_per_pair
+
+
+def relations_of(player: Player) -> dict[int, Relation]:
+    """``player``'s relation to every other player with whom they have a game in
+    progress or a pending challenge, in two queries, and a third for the site's limit
+    when it matters (a game in progress, or a challenge received)."""
+    games = selectors.opponents_in_active_games(player)
+    sent: dict[int, Challenge] = {}
+    received: dict[int, Challenge] = {}
+    for found in selectors.pending_challenges_between(player):
+        if found.challenger_id == player.pk:
+            sent[found.challenged_id] = found
+        else:
+            received[found.challenger_id] = found
+    # Without either, "can I challenge?" is yes whatever the limit (it is at least 1).
+    limit = selectors.games_per_pair() if games or received else 1
+    return {
+        other: Relation(
+            games=tuple(
+                GameLink(Game.public_id_of(game_id), game_url(game_id))
+                for game_id in games.get(other, ())
+            ),
+            challenge_sent=sent.get(other),
+            challenge_received=received.get(other),
+            games_per_pair=limit,
+        )
+        for other in {*games, *sent, *received}
+    }

@@ -15,13 +15,10 @@ register = template.Library()
 
 
 @register.simple_tag
-def time_control_choices() -> list[tuple[str, str, bool]]:
-    """``[("1", "1 day per move", False), …, ("none", "no time limit", False)]`` for a
-    select: value, label, and whether it is the one offered first."""
-    return [
-        (str(days), clock.label(days), days == clock.DEFAULT_DAYS_PER_MOVE)
-        for days in clock.DAYS_PER_MOVE
-    ] + [("none", clock.label(None), False)]
+def time_control_choices(chosen: str = "") -> list[tuple[str, str, bool]]:
+    """The time controls for a select (:func:`games.clock.time_control_choices`),
+    ``chosen`` selected when a refused form comes back with it."""
+    return clock.time_control_choices(chosen)
 
 
 @register.filter

@@ -44,6 +44,8 @@ TOO_LONG = "Línea demasiado larga."
 NOT_UTF8 = "La línea no es UTF-8."
 SECRET_REQUIRED = "Se requiere la clave: AUTH <clave>."
 WRONG_SECRET = "Clave incorrecta."
+# Not checked: too many checks wait from the address, or its turn would come too late.
+SECRET_NOT_CHECKED = "Demasiadas claves en espera desde esta dirección; inténtelo más tarde."
 SECRET_ACCEPTED = "Clave aceptada."
 SERVER_ERROR = "Error del servidor; nada ha cambiado."
 BUSY = "Servidor ocupado; inténtelo más tarde."
@@ -61,7 +63,8 @@ DOMAIN_ERRORS = {
     "guests_not_allowed": "En este servidor solo juegan los nicks vinculados a una cuenta.",
     "name_reserved": "Ese nick está reservado.",
     "linked_account_closed": "La cuenta vinculada a ese nick está cerrada.",
-    "active_game_exists": "Ya hay una partida en curso entre estos jugadores.",
+    # At the site's limit of games per pair (one unless the administrator allows more).
+    "active_game_exists": "Estos jugadores ya tienen en curso las partidas que el sitio permite.",
     "self_challenge": "Un jugador no puede jugar contra sí mismo.",
     "user_not_found": "La cuenta vinculada a ese nick está cerrada.",
 }

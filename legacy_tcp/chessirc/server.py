@@ -22,8 +22,8 @@ from ajedrez.core.errors import DomainError
 from games.state import gateways
 from games.state.gateways import GatewayGame
 from legacy_tcp.chessirc import codec, handlers
-from legacy_tcp.transport.passwordless import PasswordlessGateway
-from legacy_tcp.transport.server import Connection
+from legacy_tcp.transport.connection import Connection
+from legacy_tcp.transport.passwordless import PasswordlessGateway, SecretCheck
 
 DEFAULT = "default"
 WHITE, BLACK = "white", "black"
@@ -203,8 +203,11 @@ class ChessircServer(PasswordlessGateway):
         return await self._ended(conn, game, codec.resigned(args[0]), board=False), True
 
     async def _authenticate(self, conn: Connection, secret: str) -> bytes:
-        if await self.admit(conn, secret):
+        check = await self.admit(conn, secret)
+        if check is SecretCheck.ADMITTED:
             return codec.message(codec.SECRET_ACCEPTED)
+        if check is SecretCheck.NOT_NOW:
+            return codec.message(codec.SECRET_NOT_CHECKED)
         return codec.message(codec.WRONG_SECRET)
 
     async def _close(self, conn: Connection) -> None:

@@ -8,7 +8,7 @@ seed's gaps are in ``docs/protocols/distribuido.md``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from games.clock import DAYS_PER_MOVE
@@ -47,6 +47,8 @@ INVALID_MOVE = "Movimiento inválido"
 NOT_YOUR_TURN = "No es tu turno"
 SECRET_REQUIRED = "Se requiere la clave (CLAVE)"
 WRONG_SECRET = "Clave incorrecta"
+# Not checked: too many checks wait from the address, or its turn would come too late.
+SECRET_NOT_CHECKED = "Demasiadas claves en espera desde esta dirección; inténtelo más tarde"
 GAME_NOT_FOUND = "Partida no encontrada"
 GAME_OVER = "La partida ha terminado"
 SERVER_ERROR = "Error del servidor; nada ha cambiado"
@@ -63,7 +65,8 @@ DOMAIN_ERRORS = {
     "game_finished": GAME_OVER,
     "game_not_found": GAME_NOT_FOUND,
     "not_a_player": NOT_REGISTERED,
-    "active_game_exists": "Ya hay una partida en curso entre estos jugadores",
+    # At the site's limit of games per pair (one unless the administrator allows more).
+    "active_game_exists": "Estos jugadores ya tienen en curso las partidas que el sitio permite",
     "self_challenge": DUPLICATE_NAME,
     "user_not_found": "Cuenta cerrada",
     "invalid_guest_name": INVALID_NAME,
@@ -71,6 +74,9 @@ DOMAIN_ERRORS = {
     "name_reserved": "Nombre reservado",
     "linked_account_closed": "Cuenta cerrada",
     "guests_rate_limited": "Demasiados invitados nuevos desde esta dirección; inténtelo más tarde",
+    "link_key_required": "Nombre vinculado a una cuenta: envíe nombre:llave",
+    "wrong_link_key": "Llave incorrecta",
+    "name_not_linked": "Nombre no vinculado a ninguna cuenta: inscríbase sin llave",
 }
 
 
@@ -98,11 +104,22 @@ class Clave(Command):
 @dataclass(frozen=True)
 class Inscribir(Command):
     """``#INSCRIBIR#nombre#``, or with the extension's clock ``#INSCRIBIR#nombre#dias#``
-    (days per move): registrants are paired with one who asked for the same clock."""
+    (days per move): registrants are paired with one who asked for the same clock.
+
+    Extension: a name linked to an account is sent with the account's gateway key,
+    ``nombre:llave`` in the name's field (no name can hold a ``:``, so a seed client
+    carries it as a name, and then sends it as its ``codigo``: :attr:`campo`)."""
 
     nombre: str
     dias: int | None = None
+    # Never shown (a log or a traceback prints commands).
+    llave: str | None = field(default=None, repr=False)
     name = "INSCRIBIR"
+
+    @property
+    def campo(self) -> str:
+        """The name's field as sent."""
+        return f"{self.nombre}:{self.llave}" if self.llave else self.nombre
 
 
 @dataclass(frozen=True)
@@ -190,12 +207,21 @@ def parse_line(line: bytes) -> Command | ParseError:
         return ParseError(EMPTY_FIELD)
     if any(not value.isprintable() for value in values):
         return ParseError(MALFORMED)
-    if command_class is Inscribir and len(values) == 2:
-        days = values[1]
-        if not (days.isascii() and days.isdigit() and int(days) in DAYS_PER_MOVE):
-            return ParseError(INVALID_CLOCK)
-        return Inscribir(values[0], int(days))
+    if command_class is Inscribir:
+        return _inscribir(values)
     return command_class(*values)
+
+
+def _inscribir(values: list[str]) -> Inscribir | ParseError:
+    days = None
+    if len(values) == 2:
+        if not (values[1].isascii() and values[1].isdigit() and int(values[1]) in DAYS_PER_MOVE):
+            return ParseError(INVALID_CLOCK)
+        days = int(values[1])
+    name, colon, key = values[0].partition(":")
+    if colon and not (name and key):
+        return ParseError(EMPTY_FIELD)
+    return Inscribir(name, days, llave=key or None)
 
 
 def usage(command: str) -> str:

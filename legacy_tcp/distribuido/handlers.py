@@ -18,10 +18,14 @@ from legacy_tcp import guests
 GATEWAY = guests.DISTRIBUIDO
 
 
-def register(name: str, trusted: bool, address: str) -> tuple[Player, bool]:
-    """The account ``name`` plays as, and whether it is a guest (a new one counted
-    against ``address``, the client's)."""
-    player = guests.player_for(gateway=GATEWAY, name=name, trusted=trusted, address=address)
+def register(
+    name: str, trusted: bool, address: str, key: str | None = None
+) -> tuple[Player, bool]:
+    """The account ``name`` plays as (a linked name with its account's ``key``), and
+    whether it is a guest (a new one counted against ``address``, the client's)."""
+    player = guests.player_for(
+        gateway=GATEWAY, name=name, trusted=trusted, address=address, key=key
+    )
     return player, account_selectors.is_guest(player.pk)
 
 

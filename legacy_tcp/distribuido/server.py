@@ -26,8 +26,8 @@ from accounts.types import Player
 from ajedrez.core.errors import DomainError
 from games.state import gateways
 from legacy_tcp.distribuido import codec, handlers
-from legacy_tcp.transport.passwordless import PasswordlessGateway
-from legacy_tcp.transport.server import Connection
+from legacy_tcp.transport.connection import Connection
+from legacy_tcp.transport.passwordless import PasswordlessGateway, SecretCheck
 
 # --------------------------------------------------------------------------- the server
 
@@ -37,8 +37,10 @@ class Session:
     peer: str
     # Past the shared secret (always, when the server requires none).
     admitted: bool = False
-    # The registered name: the player's codigo, valid on this connection only.
+    # The registered name: the player's codigo, valid on this connection only; and the
+    # field it was registered with (``nombre:llave`` for a linked name), a codigo too.
     name: str | None = None
+    registered_as: str | None = None
     player: Player | None = None
     guest: bool = True
     colour: str | None = None
@@ -115,7 +117,7 @@ class DistribuidoServer(PasswordlessGateway):
             return codec.nok(codec.SECRET_REQUIRED)
         try:
             if isinstance(command, codec.Inscribir):
-                return await self._register(conn, command.nombre, command.dias)
+                return await self._register(conn, command)
             if isinstance(command, codec.Partidas):
                 return codec.games_list(await self.run_in_db(handlers.games_in_progress))
             if isinstance(command, codec.Observar):
@@ -138,12 +140,16 @@ class DistribuidoServer(PasswordlessGateway):
             return codec.nok(codec.SERVER_ERROR)
 
     async def _admit_with_secret(self, conn: Connection, secret: str) -> bytes:
-        if await self.admit(conn, secret):
+        check = await self.admit(conn, secret)
+        if check is SecretCheck.ADMITTED:
             return codec.ok()
+        if check is SecretCheck.NOT_NOW:
+            return codec.nok(codec.SECRET_NOT_CHECKED)
         return codec.nok(codec.WRONG_SECRET)
 
-    async def _register(self, conn: Connection, name: str, days: int | None) -> bytes:
+    async def _register(self, conn: Connection, command: codec.Inscribir) -> bytes:
         session: Session = conn.session
+        name, days = command.nombre, command.dias
         if session.name is not None or session.watching:
             return codec.nok(codec.ALREADY_REGISTERED)
         if len(name) > codec.NAME_MAX:
@@ -154,12 +160,13 @@ class DistribuidoServer(PasswordlessGateway):
         self.names[name] = conn
         try:
             session.player, session.guest = await self.run_in_db(
-                handlers.register, name, self.trusted, conn.address
+                handlers.register, name, self.trusted, conn.address, command.llave
             )
         except BaseException:
             del self.names[name]
             raise
         session.name = name
+        session.registered_as = command.campo
         session.days = days
         opponent = self.waiting.get(days)
         if opponent is None or opponent.session.closed:
@@ -176,7 +183,7 @@ class DistribuidoServer(PasswordlessGateway):
             if not opponent.session.closed:
                 self.waiting[days] = opponent
             del self.names[name]
-            session.name = session.player = None
+            session.name = session.player = session.registered_as = None
             raise
         session.colour = "black"
         opponent.session.colour = "white"
@@ -195,7 +202,7 @@ class DistribuidoServer(PasswordlessGateway):
         """The game of the registered player whose code is ``codigo``, or a refusal."""
         if session.name is None or session.watching:
             raise _Refusal(codec.NOT_REGISTERED)
-        if not hmac.compare_digest(codigo.encode(), session.name.encode()):
+        if not _is_own_code(session, codigo):
             raise _Refusal(codec.WRONG_CODE)
         if session.game_id is None:
             raise _Refusal(codec.NOT_STARTED)
@@ -225,7 +232,7 @@ class DistribuidoServer(PasswordlessGateway):
 
     async def _history(self, conn: Connection, codigo: str) -> bytes:
         session: Session = conn.session
-        if session.name is not None and codigo == session.name:
+        if session.name is not None and _is_own_code(session, codigo):
             game_id: int | None = session.game_id
             if game_id is None:
                 return codec.nok(codec.NOT_STARTED)
@@ -258,7 +265,7 @@ class DistribuidoServer(PasswordlessGateway):
         await self._unfollow(conn)
         if session.name is not None and self.names.get(session.name) is conn:
             del self.names[session.name]
-        session.name = session.player = session.colour = None
+        session.name = session.player = session.colour = session.registered_as = None
         session.guest = True
 
     # ------------------------------------------------------------------ live events
@@ -279,6 +286,15 @@ class DistribuidoServer(PasswordlessGateway):
 
     async def game_over(self, conn: Connection) -> None:
         await self._game_over(conn)
+
+
+def _is_own_code(session: Session, codigo: str) -> bool:
+    """Whether ``codigo`` is the connection's own: its name, or the field it registered
+    with (a seed client keeps what it typed, ``nombre:llave`` for a linked name)."""
+    own = [session.name, session.registered_as]
+    return any(
+        code is not None and hmac.compare_digest(codigo.encode(), code.encode()) for code in own
+    )
 
 
 class _Refusal(Exception):

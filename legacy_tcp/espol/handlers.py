@@ -178,7 +178,7 @@ def password(session: Session, command: espol.Pass) -> Reply:
         password=command.password,
         address=session.host,
         door="ESPOL PASS",
-        admits=account_selectors.is_player,
+        admits=account_selectors.plays_off_the_api,
     )
     found = check.user
     if check.locked_out:
@@ -190,6 +190,12 @@ def password(session: Session, command: espol.Pass) -> Reply:
             espol.locked_out(name, throttling.lockout_minutes()),
             failed_login_for=name,
         )
+    if found is None and check.request_state is not None:
+        # The password of the name's subscription request: the seed has no code for
+        # "not approved yet", so 815, saying why; not a failure, at this door's delays
+        # or in the lock-out's count.
+        pending = check.request_state == "request_pending"
+        return Reply(Code.F_PASINV, espol.REQUEST_PENDING if pending else espol.REQUEST_REJECTED)
     if found is None:
         session.failed_passwords += 1
         return Reply(Code.F_PASINV, espol.WRONG_LOGIN, failed_login_for=name)

@@ -23,7 +23,8 @@ from accounts.throttling import LoginThrottle
 from legacy_tcp.espol import codec as espol
 from legacy_tcp.espol import handlers
 from legacy_tcp.espol.codec import Code
-from legacy_tcp.transport.server import Connection, LineServer
+from legacy_tcp.transport.connection import Connection
+from legacy_tcp.transport.server import LineServer
 from legacy_tcp.transport.threads import run_releasing
 
 REFUSAL = espol.frames(Code.E_BUSY, espol.BUSY)
@@ -66,7 +67,7 @@ class EspolServer(LineServer):
 
     def _create_executors(self) -> None:
         super()._create_executors()
-        # Hashing a password (Argon2, about a third of a second of CPU) gets threads of
+        # Hashing a password (Argon2id, tens of milliseconds of CPU) gets threads of
         # its own: on the command threads a burst of logins would hold every one of them
         # and stall the moves and lists of clients already logged in.
         self._hashing = ThreadPoolExecutor(

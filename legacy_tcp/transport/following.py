@@ -16,7 +16,8 @@ from typing import Any
 from channels.layers import DEFAULT_CHANNEL_LAYER, InMemoryChannelLayer, channel_layers
 
 from games.events import game_group
-from legacy_tcp.transport.server import Connection, LineServer
+from legacy_tcp.transport.connection import Connection
+from legacy_tcp.transport.server import LineServer
 
 
 class FollowingServer(LineServer):

@@ -9,6 +9,7 @@ hard one allows (:func:`raise_open_file_limit`).
 
 from __future__ import annotations
 
+import functools
 import logging
 import resource
 import select
@@ -68,6 +69,8 @@ def raise_open_file_limit(max_connections: int) -> tuple[int, int]:
     return soft, open_file_limit()
 
 
+# Parsing an address costs microseconds, and a flood repeats the same few: remembered.
+@functools.lru_cache(maxsize=4096)
 def address_key(host: str) -> str:
     """What the per-address cap and the login throttle count by: the IPv4 address, or the
     IPv6 /64, as the web's login lock-out counts (:func:`accounts.throttling.client_address`)."""

@@ -6,16 +6,29 @@ first, checked in constant time and throttled after wrong guesses
 from __future__ import annotations
 
 import asyncio
+import enum
 import hmac
 import logging
+import math
+from collections import Counter
 from typing import Any
 
 from django.conf import settings
 
 from accounts.throttling import LoginThrottle
+from legacy_tcp.transport.connection import Connection
 from legacy_tcp.transport.following import FollowingServer
 from legacy_tcp.transport.refusals import FloodSampler
-from legacy_tcp.transport.server import Connection
+
+
+class SecretCheck(enum.Enum):
+    """What became of a secret a client sent."""
+
+    ADMITTED = "admitted"
+    WRONG = "wrong"
+    # Not checked: its address has as many checks waiting as it may, or its turn would
+    # come after its connection's deadline. Nothing was counted against it.
+    NOT_NOW = "not_now"
 
 
 class PasswordlessGateway(FollowingServer):
@@ -55,6 +68,10 @@ class PasswordlessGateway(FollowingServer):
             base=settings.ESPOL_LOGIN_DELAY, cap=settings.ESPOL_LOGIN_DELAY_MAX
         )
         self._wrong_secrets = FloodSampler()
+        self._turned_away = FloodSampler()
+        # Secret checks waiting for their turn, per address.
+        self.secrets_waiting: Counter[str] = Counter()
+        self.secret_queue_per_address = max(1, int(self._setting("SECRET_QUEUE_PER_ADDRESS")))
 
     def _setting(self, name: str) -> Any:
         return getattr(settings, f"{self.setting_prefix}_{name}")
@@ -68,26 +85,49 @@ class PasswordlessGateway(FollowingServer):
     def is_logged_in(self, conn: Connection) -> bool:
         return conn.session.admitted
 
-    async def admit(self, conn: Connection, secret: str) -> bool:
+    async def admit(self, conn: Connection, secret: str) -> SecretCheck:
         """Check the secret a client sent (in constant time); admit it if right.
 
         Wrong secrets are spaced out as ESPOL's wrong passwords are (``ESPOL_LOGIN_DELAY``
         doubling up to ``ESPOL_LOGIN_DELAY_MAX``), per connection and per address: once
-        a key has failures every check under it waits its turn, so guessing the secret
-        over many connections from one address buys nothing. A flood of wrong secrets is
-        logged once per interval, not once per guess."""
+        a key has failures every check under it waits its turn, the right secret too
+        (answering only the wrong ones late would tell a guesser which was right), so
+        guessing over many connections from one address buys nothing. The wait is
+        bounded twice: at most ``*_SECRET_QUEUE_PER_ADDRESS`` checks of an address wait
+        at once, and a check whose turn would come after its connection's login deadline
+        is not queued at all; either is answered at once, unchecked (``NOT_NOW``), and
+        the connection is closed at its deadline as any other that did not log in. So a
+        right secret from an address that has been guessing waits at most its turn,
+        never past its deadline, and a waiter never outlives its connection's deadline.
+        A flood of wrong secrets, or of checks turned away, is logged once per interval,
+        not once per guess."""
         if not self.secret:
             conn.session.admitted = True
-            return True
-        # The connection's own key: its peer (host and port) is unique while it is open.
-        wait = self.throttle.reserve(conn.peer, conn.address)
+            return SecretCheck.ADMITTED
+        address = conn.address
+        max_wait = math.inf
+        if conn.login_deadline is not None:
+            max_wait = conn.login_deadline - asyncio.get_running_loop().time()
+        wait = None
+        if self.secrets_waiting[address] < self.secret_queue_per_address:
+            # The connection's own key: its peer (host and port) is unique while it is open.
+            wait = self.throttle.reserve_within(conn.peer, address, max_wait)
+        if wait is None:
+            self._log_turned_away(conn)
+            return SecretCheck.NOT_NOW
         if wait > 0:
-            await asyncio.sleep(wait)
+            self.secrets_waiting[address] += 1
+            try:
+                await asyncio.sleep(wait)
+            finally:
+                self.secrets_waiting[address] -= 1
+                if self.secrets_waiting[address] <= 0:
+                    del self.secrets_waiting[address]
         if hmac.compare_digest(secret.encode(), self.secret.encode()):
-            self.throttle.succeeded(conn.peer, conn.address)
+            self.throttle.succeeded(conn.peer, address)
             conn.session.admitted = True
-            return True
-        failures = self.throttle.failed(conn.peer, conn.address)
+            return SecretCheck.ADMITTED
+        failures = self.throttle.failed(conn.peer, address)
         held_back = self._wrong_secrets.take("wrong_secret")
         if held_back is not None:
             self._log(
@@ -100,4 +140,16 @@ class PasswordlessGateway(FollowingServer):
                 failures.next_check_in,
                 held_back,
             )
-        return False
+        return SecretCheck.WRONG
+
+    def _log_turned_away(self, conn: Connection) -> None:
+        held_back = self._turned_away.take("secret_not_checked")
+        if held_back is not None:
+            self._log(
+                logging.WARNING,
+                "secret_not_checked peer=%s waiting_from_address=%d: its turn is taken or "
+                "past the connection's deadline; also_turned_away_since_last=%d",
+                conn.peer,
+                self.secrets_waiting[conn.address],
+                held_back,
+            )

@@ -22,10 +22,11 @@ Hygiene: lines are capped (a longer one gets the protocol's "too long" reply and
 skipped to its end, the session goes on); the first line must arrive within the
 first-line timeout, a connection must log in (or send its secret) within the login
 timeout, and each line must arrive within the idle timeout; connections beyond the total
-cap or beyond the cap per address get the protocol's "busy" reply and are closed, and a
-flood of them is logged once per interval (:class:`~legacy_tcp.transport.refusals.RefusalLog`);
-every write is followed by a bounded ``drain()`` so a client that never reads is dropped
-instead of growing server memory.
+cap or beyond the cap per address get the protocol's "busy" reply and are closed, a
+flood of them is logged once per interval (:class:`~legacy_tcp.transport.refusals.RefusalLog`),
+and an address refused again and again is dropped on accept for a while
+(:mod:`~legacy_tcp.transport.backoff`); every write is followed by a bounded
+``drain()`` so a client that never reads is dropped instead of growing server memory.
 
 Descriptors (:mod:`legacy_tcp.transport.limits`): the total cap is never more than the
 open-file limit less a headroom, and the server accepts connections itself, pausing
@@ -44,12 +45,13 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import Any
 
 from asgiref.sync import sync_to_async
 
 from legacy_tcp.transport.accepting import Acceptor
+from legacy_tcp.transport.backoff import AcceptBackoff, Pen
+from legacy_tcp.transport.connection import Connection
 from legacy_tcp.transport.limits import address_key, connection_cap, fd_headroom, open_file_limit
 from legacy_tcp.transport.refusals import RefusalLog
 from legacy_tcp.transport.threads import close_executor, run_releasing
@@ -57,31 +59,12 @@ from legacy_tcp.transport.threads import close_executor, run_releasing
 # TLS connections being refused at once (each needs a handshake before its refusal);
 # beyond this, more are closed without a reply.
 MAX_TLS_REFUSALS = 32
+# Dropped connections held a moment before their reset (legacy_tcp.transport.backoff).
+PEN_SIZE = 32
 
 
 class _Drop(Exception):
     """The connection must be closed at once (client not reading)."""
-
-
-@dataclass(eq=False)
-class Connection:
-    """One client's connection, as the protocol's hooks see it."""
-
-    # The protocol's own state for this connection (LineServer.new_session).
-    session: Any
-    reader: asyncio.StreamReader
-    writer: asyncio.StreamWriter
-    # The client's address as the caps and the login throttle count it (address_key).
-    address: str
-    peer: str = "?"
-    commands: int = 0
-    # Held while a reply or a push is written, so that lines never interleave.
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    opened: float = field(default_factory=time.monotonic)
-    # Loop time by which the session must be logged in; None while it is (or no limit).
-    login_deadline: float | None = None
-    # Loop time by which the first line must have arrived; None once it has (or no limit).
-    first_line_deadline: float | None = None
 
 
 class LineServer:
@@ -144,6 +127,9 @@ class LineServer:
         self._per_address: Counter[str] = Counter()
         self._connections: dict[asyncio.Task, Connection] = {}
         self._refusals = RefusalLog(self._log)
+        # Addresses whose connections are dropped on accept for a while.
+        self.accept_backoff = AcceptBackoff(log=self._log)
+        self.pen = Pen(size=0)  # sized at start()
         # Refusals over TLS in progress (the refusal needs a handshake first).
         self._refusing = 0
         self._closing = False
@@ -219,6 +205,8 @@ class LineServer:
                 f"the open-file limit ({open_files}) leaves no descriptors for "
                 f"{self.name} connections after the {fd_headroom(open_files)} kept for the rest",
             )
+        # A quarter of the headroom at most: the rest is the database's, the web's.
+        self.pen.size = min(PEN_SIZE, fd_headroom(open_files) // 4)
         self._create_executors()
         self.port = await self._acceptor.listen(self.host, self.port)
         self._log(
@@ -244,6 +232,7 @@ class LineServer:
             return
         self._closing = True
         self._acceptor.stop()
+        self.pen.close()
         for conn in self._connections.values():
             # Read nothing more, and end each wait for a line: a connection waiting for one
             # closes, while a line that has already arrived (its task not yet resumed) is
@@ -269,22 +258,32 @@ class LineServer:
 
     def _admit(self, sock: socket.socket, address: tuple) -> None:
         """Take an accepted socket: count it against the caps, or mark it for refusal."""
-        sock.setblocking(False)
         host = str(address[0]) if address else "?"
-        peer = f"{host}:{address[1]}" if address else "?"
         key = address_key(host)
+        now = time.monotonic()
+        at_cap = bool(self.max_per_address) and self._per_address[key] >= self.max_per_address
+        if at_cap and self.accept_backoff.holding(key, now):
+            # Before anything else is spent on it: one more of a reconnect storm from an
+            # address refused again and again (legacy_tcp.transport.backoff). Below its
+            # cap (a place freed) the address is served as ever.
+            self.pen.hold(sock)
+            return
+        sock.setblocking(False)
+        peer = f"{host}:{address[1]}" if address else "?"
         refusal = None
         if self._closing:
             refusal = "shutdown"
         elif self._admitted >= self.max_connections:
             refusal = "busy"
-        elif self.max_per_address and self._per_address[key] >= self.max_per_address:
+        elif at_cap:
             refusal = "address"
         if refusal is None:
             self._admitted += 1
             self._per_address[key] += 1
         else:
             self._refusals.refused(refusal, peer, self._admitted, self._per_address[key])
+            if refusal == "address":  # at its own cap: a storm is that address's doing
+                self.accept_backoff.refused(key, now)
             if self.ssl_context is None:
                 # Answered and closed here and now: a flood of refused connections must
                 # not hold descriptors (the 402 frame fits any empty send buffer).

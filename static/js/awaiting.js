@@ -78,6 +78,9 @@
     const game = msg.game;
     const me = body.dataset.user;
     if (!game || !msg.move || game.status !== "active") return;
+    // My conditional reply was played at once: the event's position is before it, but
+    // it is not my move.
+    if (msg.replied) return;
     if (game[game.turn] !== me) return; // my own move, from another tab or door
     if (document.visibilityState !== "hidden") return;
     if (!("Notification" in window) || Notification.permission !== "granted") return;

@@ -118,6 +118,8 @@ function renderEditor() {
 }
 
 function render() {
+  // Conditional moves are for a game in progress: the panel goes when it ends.
+  panel.hidden = state.game.status !== "active";
   renderLines();
   renderEditor();
 }

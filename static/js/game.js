@@ -10,6 +10,7 @@
 import { Chessground } from "../vendor/chessground/dist/chessground.js";
 import { PROMOTION_ROLES, PromotionPicker } from "./promotion.js";
 import { moveRows, resultText } from "./game_text.js";
+import { removeChatLine, renderChatRooms, setUpChat, showChatLine } from "./game_chat.js";
 
 const STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 const POLL_MS = 5000;
@@ -26,6 +27,7 @@ const state = {
   dests: data.dests,
   claimable: data.claimable,
   ratings: data.ratings,
+  away: data.away, // { white, black }: which player is on vacation
   ply: data.moves.length, // the position shown; moves.length = live
   orientation: data.prefs.orientation,
   coordinates: data.prefs.coordinates,
@@ -60,10 +62,22 @@ const ground = Chessground(boardElement, {
     free: false,
     showDests: true,
     color: undefined,
+    // The king dropped on its own rook castles, as on lichess: the server's destinations
+    // list the rook's square beside the king's (games.rules.legal_moves), and it reads
+    // the move sent (e1h1) as castling.
+    rookCastle: true,
     events: { after: onBoardMove },
   },
   drawable: { enabled: true },
 });
+
+// How many watch the game, as the socket reports it (hidden while nobody does).
+function showWatchers(count) {
+  const badge = document.getElementById("watchers");
+  if (!badge || !Number.isInteger(count)) return;
+  badge.hidden = count < 1;
+  badge.textContent = count === 1 ? badge.dataset.one : badge.dataset.many.replace("__n__", count);
+}
 
 // Chessground turns the pointer's position into a square with the board's place on the
 // page, which it measures once and keeps until the page scrolls, the window is resized or
@@ -76,69 +90,6 @@ const ground = Chessground(boardElement, {
 // are each mapped with the board where it is then. Only chessground's pointer handling
 // reads the board's place (drawing uses its size alone), and the cost is one
 // getBoundingClientRect per event it handles.
-// The chat: lines arrive over the socket (one's own too), as text, never as markup.
-function showChatLine(line) {
-  const list = document.querySelector(`.chat-lines[data-room="${line.room}"]`);
-  if (!list || list.querySelector(`[data-id="${line.id}"]`)) return;
-  list.querySelector(".chat-empty")?.remove();
-  const item = document.createElement("li");
-  item.dataset.id = line.id;
-  const author = document.createElement("strong");
-  author.textContent = line.author;
-  const text = document.createElement("span");
-  text.className = "chat-text";
-  text.textContent = line.text;
-  item.append(author, " ", text);
-  list.append(item);
-  list.scrollTop = list.scrollHeight;
-}
-
-// A chat opens at its latest lines, as the ones that arrive live are shown.
-for (const list of document.querySelectorAll(".chat-lines")) list.scrollTop = list.scrollHeight;
-
-function removeChatLine(id) {
-  document.querySelector(`.chat-lines [data-id="${id}"]`)?.remove();
-}
-
-function setUpChat() {
-  const form = document.querySelector(".chat-form");
-  if (!form) return;
-  const input = form.querySelector("[name=text]");
-  const problem = document.querySelector(".chat-error");
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const body = new FormData(form);
-    problem.hidden = true;
-    try {
-      const response = await fetch(form.action, {
-        method: "POST",
-        body,
-        credentials: "same-origin",
-        headers: { Accept: "application/json", "X-CSRFToken": csrfToken() },
-      });
-      const answer = await response.json();
-      if (!response.ok) {
-        problem.textContent = answer.message;
-        problem.hidden = false;
-        return;
-      }
-      showChatLine(answer);
-      input.value = "";
-    } catch {
-      problem.textContent = S.serverError;
-      problem.hidden = false;
-    }
-  });
-}
-
-// How many watch the game, as the socket reports it (hidden while nobody does).
-function showWatchers(count) {
-  const badge = document.getElementById("watchers");
-  if (!badge || !Number.isInteger(count)) return;
-  badge.hidden = count < 1;
-  badge.textContent = count === 1 ? badge.dataset.one : badge.dataset.many.replace("__n__", count);
-}
-
 function forgetBoardPlace() {
   ground.state.dom.bounds.clear(); // state.dom is rebuilt by redrawAll: look it up each time
 }
@@ -230,15 +181,18 @@ function finishMoveOnBoard(orig, dest, promotion, enPassant) {
 // The move in long algebraic notation (Ng1-f3, Bd2xa5, e7-e8=Q, O-O): what the player
 // did, read from the board, without a chess engine on the page.
 function longNotation(orig, dest, role, capture, promotion) {
-  if (role === "king" && Math.abs(orig.charCodeAt(0) - dest.charCodeAt(0)) === 2) {
-    return dest[0] === "g" ? "O-O" : "O-O-O";
+  // Two files over (e1-g1), or onto its own rook (e1-h1): a king only moves so to castle.
+  if (role === "king" && Math.abs(orig.charCodeAt(0) - dest.charCodeAt(0)) >= 2) {
+    return dest[0] > orig[0] ? "O-O" : "O-O-O";
   }
   const suffix = promotion ? `=${promotion.toUpperCase()}` : "";
   return `${PIECE_LETTERS[role]}${orig}${capture ? "x" : "-"}${dest}${suffix}`;
 }
 
 async function onBoardMove(orig, dest, meta) {
-  const piece = ground.state.pieces.get(dest);
+  // Only castling onto the rook leaves the square dropped on empty: the king and the
+  // rook then stand beside it.
+  const piece = ground.state.pieces.get(dest) || { role: "king", color: me };
   const enPassant =
     piece && piece.role === "pawn" && orig[0] !== dest[0] && !(meta && meta.captured);
   let uci = orig + dest;
@@ -334,7 +288,10 @@ $("#btn-move-cancel")?.addEventListener("click", cancelMove);
 function sendMove(text) {
   state.pending = true;
   renderBoard();
-  send("move", { number: state.game.next_move_number, move: text });
+  const number = state.game.next_move_number;
+  // For the page's other scripts (the jump to the next game once it is played).
+  document.dispatchEvent(new CustomEvent("game:move-sent", { detail: { number } }));
+  send("move", { number, move: text });
 }
 
 // ------------------------------------------------------------------ rendering
@@ -390,6 +347,15 @@ function renderMoves() {
 function announceMove(move) {
   $("#move-announcer").textContent =
     `${move.move_number}${move.colour === "white" ? "." : "…"} ${move.san}`;
+}
+
+// "on vacation" beside a player's name, while they are away (the vacation's start and
+// end reach the page as events of the game).
+function renderAway() {
+  for (const colour of ["white", "black"]) {
+    const badge = $(`#away-${colour}`);
+    if (badge) badge.hidden = !(state.away && state.away[colour]);
+  }
 }
 
 // Each player's rating beside their name; once a rated game ends, with its change.
@@ -485,12 +451,15 @@ function renderStatus() {
 }
 
 function render() {
+  root.dataset.version = state.version; // the game's version the page shows
   renderBoard();
   renderMoves();
   renderPanels();
   renderStatus();
   renderClock();
   renderRatings();
+  renderAway();
+  renderChatRooms(state.game, me !== null);
   // For the page's other scripts (the conditional moves' panel).
   document.dispatchEvent(new CustomEvent("game:changed", { detail: { game: state.game } }));
 }
@@ -563,6 +532,7 @@ function applySnapshot(snap) {
     state.dests = snap.dests;
     state.claimable = snap.claimable;
     state.ratings = snap.ratings;
+    state.away = snap.away;
   }
   state.pending = false;
   if (wasLive || state.ply > state.moves.length) state.ply = state.moves.length;
@@ -599,9 +569,9 @@ function applyEvent(event) {
   state.dests = event.dests;
   state.claimable = event.claimable;
   if (event.ratings) state.ratings = event.ratings;
+  if (event.away) state.away = event.away;
   if (event.event === "move" || event.game.status !== "active") state.pending = false;
   if (wasLive) state.ply = state.moves.length;
-  root.dataset.version = state.version;
   render();
 }
 
@@ -1051,7 +1021,7 @@ window.ajedrezGame = {
 };
 
 render();
-setUpChat();
+setUpChat({ csrfToken, serverError: S.serverError });
 if ("WebSocket" in window) {
   connect();
 } else {

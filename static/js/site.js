@@ -21,4 +21,22 @@
     checkbox.addEventListener("change", follow);
     follow();
   }
+
+  // The browser's time zone (Intl): pages are written in it for a reader who chose none
+  // (the "tz" cookie, read by the server), and sign-up takes it as the player's first
+  // choice (the hidden field of the form).
+  let zone = "";
+  try {
+    zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "";
+  } catch {
+    zone = "";
+  }
+  if (/^[A-Za-z0-9_+\-/]{1,64}$/.test(zone)) {
+    if (!document.cookie.split("; ").includes(`tz=${zone}`)) {
+      document.cookie = `tz=${zone}; path=/; max-age=31536000; samesite=lax`;
+    }
+    for (const input of document.querySelectorAll('input[type="hidden"][name="time_zone"]')) {
+      if (!input.value) input.value = zone;
+    }
+  }
 })();

@@ -151,7 +151,8 @@ def enter_playwrights_loop(browser: Browser) -> None:
 @pytest.fixture
 def new_page(server_url, browser, transactional_db, monkeypatch) -> Iterator[Callable]:
     """Make a page in a fresh browser context, logged in as ``user`` when one is given;
-    on the test run's Daphne unless ``base_url`` names another server.
+    on the test run's Daphne unless ``base_url`` names another server; in the machine's
+    time zone unless ``timezone_id`` names another (``"America/Bogota"``).
 
     While a test uses the browser, Playwright's event loop is marked as running in this
     thread, where the service layer's after-commit publishing (sync code calling the
@@ -171,12 +172,14 @@ def new_page(server_url, browser, transactional_db, monkeypatch) -> Iterator[Cal
         javascript: bool = True,
         color_scheme: str = "light",
         locale: str = "en-US",
+        timezone_id: str | None = None,
         base_url: str = server_url,
     ):
         context = browser().new_context(
             base_url=base_url,
             viewport={"width": width, "height": height},
             locale=locale,
+            timezone_id=timezone_id,
             color_scheme=color_scheme,
             java_script_enabled=javascript,
             accept_downloads=True,

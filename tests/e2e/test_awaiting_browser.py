@@ -71,3 +71,29 @@ def test_no_notification_without_permission(new_page, alice, bob, alice_moved):
     drag(opponent, "e7", "e5")
     expect(page).to_have_title(re.compile(r"^\(1\) "))
     assert page.evaluate("window.__notes") == []
+
+
+def test_no_your_move_notification_when_my_conditional_reply_answers_at_once(
+    new_page, server_url, alice, bob, alice_moved
+):
+    # alice (white) played e4 and set "e5 Nf3": bob's e5 is answered at once, so the game
+    # waits for bob, not her. Her page in the background says nothing of "your move".
+    services.set_conditional_lines(
+        game_id=alice_moved.pk, player=alice, move_number=2, lines=[["e5", "Nf3"]]
+    )
+    page = new_page(alice)
+    page.context.grant_permissions(["notifications"], origin=server_url)
+    page.add_init_script(BACKGROUND_AND_RECORD)
+    page.goto("/")
+    expect(page.locator("#live-connection")).to_have_attribute("data-state", "connected")
+    opponent = open_game(new_page(bob), alice_moved)
+    drag(opponent, "e7", "e5")
+    # Her bell counts the news: sent after both moves' events, on the same socket.
+    expect(page.locator("#notification-bell .notification-count")).to_have_text("1")
+    assert page.evaluate("window.__notes") == []
+    expect(page).not_to_have_title(re.compile(r"^\(\d+\) "))
+    page.goto("/notifications/")
+    expect(page.locator("body")).to_contain_text(
+        f"bob played e5 in {alice_moved.public_id}; your conditional move Nf3 was played: "
+        "bob to move."
+    )

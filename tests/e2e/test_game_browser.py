@@ -45,8 +45,9 @@ def play_by_dragging(
         if confirm:
             mover.locator("#btn-move-confirm").click()
         played += 1
-        expect_moves(other, played)
+        # The mover's page first: a drag that missed shows there, not as a slow socket.
         expect_moves(mover, played)
+        expect_moves(other, played)
 
 
 def subscribe(page: Page, username: str) -> None:
@@ -136,6 +137,9 @@ def test_draw_offered_and_accepted(new_page, game, alice, bob, screenshot):
 def test_draw_offer_declined_lets_play_continue(new_page, game, alice, bob):
     white, black = open_game(new_page(alice), game), open_game(new_page(bob), game)
     white.locator("#btn-draw-offer").click()
+    # The offer's banner shows above the board before it goes: dragging while it is
+    # still to come would drop the piece on a board that moves under the mouse.
+    expect(white.locator("#draw-banner")).to_be_visible()
     black.locator("#btn-draw-decline").click()
     expect(white.locator("#draw-banner")).to_be_hidden()
     play_by_dragging(white, black, ["d2d4"])

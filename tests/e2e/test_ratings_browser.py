@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import re
+
 import pytest
+import time_machine
 from playwright.sync_api import expect
 
 from games import services
@@ -54,3 +58,25 @@ def test_the_profile_draws_the_rating_history(
     expect(page.locator("#rating-chart-summary")).to_contain_text("6 rated games: from 1500 to")
     screenshot(page, f"profile-rating-chart-{scheme}")
     assert violations(page) == []
+
+
+@pytest.mark.parametrize(
+    ("locale", "months"), [("en-US", ("Jan", "Feb", "Mar")), ("es-ES", ("ene", "feb", "mar"))]
+)
+def test_the_rating_chart_runs_by_date(
+    new_page, alice, bob, make_player, start_game, play, locale, months
+):
+    # Three games won in January, February and March: the axis names months, not counts.
+    for n, day in enumerate([dt.date(2026, 1, 10), dt.date(2026, 2, 14), dt.date(2026, 3, 20)]):
+        with time_machine.travel(dt.datetime.combine(day, dt.time(12), tzinfo=dt.UTC)):
+            opponent = make_player(f"rival{n}")
+            game = play(start_game(bob, opponent), "e4", "e5")
+            services.resign(game_id=game.pk, player=opponent)
+    page = new_page(alice, locale=locale, width=390, height=844)
+    page.goto("/players/bob/")
+    chart = page.locator("#rating-chart")
+    expect(chart).to_have_attribute("data-ready", "true")
+    ticks = (chart.get_attribute("data-x-ticks") or "").split("|")
+    assert len(ticks) >= 2
+    assert not any(re.fullmatch(r"\d+", tick) for tick in ticks), ticks
+    assert any(month in tick for tick in ticks for month in months[1:]), ticks

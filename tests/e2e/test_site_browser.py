@@ -3,10 +3,13 @@ widths, the Spanish site, and screenshots of each page for a person to look at."
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
 from games import services
+from games.models import mail_kind_on
 
 pytestmark = pytest.mark.e2e
 
@@ -154,4 +157,19 @@ def test_the_language_menu_is_remembered_and_the_mail_kinds_follow_the_mail_swit
     page.locator("#id_mail").check()
     expect(kinds).to_be_enabled()
     assert not preferences_of(alice).mail
-    assert preferences_of(alice).mail_kind_on("opponent_moved")
+    assert mail_kind_on(preferences_of(alice), "opponent_moved")
+
+
+def test_a_player_makes_a_gateway_key_on_the_preferences_page_and_sees_it_once(new_page, alice):
+    from accounts.selectors import gateway_key_matches
+
+    page = new_page(alice)
+    page.goto("/accounts/preferences/")
+    expect(page.locator("#gateway-key-none")).to_be_visible()
+    page.get_by_role("button", name="Make a new key").click()
+    key = page.locator("#new-gateway-key")
+    expect(key).to_have_text(re.compile(r"^[A-Za-z0-9_-]{32}$"))
+    assert gateway_key_matches(alice.pk, key.inner_text())
+    page.goto("/accounts/preferences/")
+    expect(page.locator("#gateway-key-made")).to_be_visible()
+    expect(page.locator("#new-gateway-key")).to_have_count(0)

@@ -9,8 +9,8 @@ import pytest
 import time_machine
 from django.core.management import CommandError, call_command
 
-from games import services
-from games.models import Game
+from games import selectors, services
+from games.models import Game, Vacation
 
 pytestmark = pytest.mark.django_db
 
@@ -86,6 +86,7 @@ def test_travel_clock_short_of_the_deadline_only_moves_it(timed, settings):
         (["--days", "-2"], "forward"),
         (["--hours", "nan"], "forward"),
         (["--days", "1e12"], "too far"),
+        (["--days", "999999"], "too far"),
         (["G42", "--days", "1"], "Not a game number"),
         (["P", "--days", "1"], "Not a game number"),
     ],
@@ -95,3 +96,69 @@ def test_travel_clock_refuses_what_is_no_journey(timed, settings, args, error):
     with pytest.raises(CommandError, match=error):
         _run("travel_clock", *args)
     assert Game.objects.get(pk=timed.pk).deadline == START + dt.timedelta(days=3)
+
+
+# --------------------------------------------------------------------------- and vacations
+
+DAY = dt.timedelta(days=1)
+
+
+def test_a_jump_during_a_vacation_leaves_the_time_kept_and_ends_no_game(timed, alice, settings):
+    # alice (to move, 3 days) goes away a day in, with two days left; the demo jumps five
+    # days; she comes back: her clock runs again with the two days, the game goes on.
+    settings.DEMO_TIME_TRAVEL = True
+    with time_machine.travel(START + DAY, tick=False):
+        services.start_vacation(player=alice)
+        _run("travel_clock", "--days", "5")
+        assert services.expire_due_games() == 0
+        services.end_vacation(player=alice)
+        timed.refresh_from_db()
+        assert timed.is_active and timed.paused_at is None
+        assert timed.deadline == START + 3 * DAY
+        assert services.expire_due_games() == 0
+    timed.refresh_from_db()
+    assert timed.is_active
+
+
+def test_the_days_jumped_during_a_vacation_count_as_vacation_taken(timed, alice, settings):
+    settings.DEMO_TIME_TRAVEL = True
+    settings.VACATION_DAYS_PER_YEAR = 30
+    with time_machine.travel(START + DAY, tick=False):
+        services.start_vacation(player=alice)
+        _run("travel_clock", timed.public_id, "--days", "5")
+        assert selectors.vacation_used(alice, year=START.year) == 5 * DAY
+        assert selectors.vacation_left(alice) == 25 * DAY
+
+
+def test_a_jump_past_the_allowance_brings_the_player_back_when_it_ran_out(
+    timed, alice, settings
+):
+    # Four days of vacation a year, taken a day in; a jump of six days spends them: the
+    # sweep ends the vacation at the jump's fourth day, and her clock has run since with
+    # the two days she had, so two days after that her time is up.
+    settings.DEMO_TIME_TRAVEL = True
+    settings.VACATION_DAYS_PER_YEAR = 4
+    with time_machine.travel(START + DAY, tick=False):
+        services.start_vacation(player=alice)
+        _run("travel_clock", "--days", "6")
+        assert services.end_spent_vacations() == 1
+        timed.refresh_from_db()
+        assert timed.paused_at is None
+        # Back (as the demo tells it) two days ago, with two days: the time is just up.
+        assert timed.deadline == START + DAY
+        assert services.expire_due_games() == 1
+    timed.refresh_from_db()
+    assert timed.termination == "timeout"
+
+
+def test_a_jump_moves_the_other_players_clock_and_not_the_vacation_of_a_game_left_out(
+    timed, alice, bob, carol, start_game, play, settings
+):
+    settings.DEMO_TIME_TRAVEL = True
+    with time_machine.travel(START + DAY, tick=False):
+        other = play(start_game(carol, bob), "d4")  # bob to move, no clock
+        services.start_vacation(player=carol)
+        _run("travel_clock", timed.public_id, "--days", "1")
+        # Only the players of the game travelled: carol's vacation is as it was.
+        assert Vacation.objects.get(player=carol).started_at == START + DAY
+    assert other.is_active

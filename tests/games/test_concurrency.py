@@ -108,6 +108,49 @@ def _accept_against_withdraw(alice, bob) -> None:
         assert not Game.objects.filter(status="active").exists()
 
 
+def _acceptances_at_the_limit(alice, bob) -> None:
+    # Two challenges wait, one each way, made while the site allowed the pair two games;
+    # the administrator then allows one. Both are accepted at the same moment: the count
+    # under the lock on both players lets exactly one game start.
+    for _ in range(ROUNDS):
+        services.set_site_rules(games_per_pair=2)
+        mine = services.challenge(challenger=alice, challenged=bob)
+        theirs = services.challenge(challenger=bob, challenged=alice)
+        services.set_site_rules(games_per_pair=1)
+        accept = services.accept_challenge
+        outcomes = race(
+            partial(accept, challenge_id=mine.pk, player=bob, colour="white"),
+            partial(accept, challenge_id=theirs.pk, player=alice, colour="black"),
+        )
+        started = [o for o in outcomes if isinstance(o, Game)]
+        refused = [o for o in outcomes if isinstance(o, errors.ActiveGameExists)]
+        assert (len(started), len(refused)) == (1, 1), outcomes
+        assert Game.objects.filter(status="active").count() == 1
+        # The refused challenge still waits, to be accepted once the game ends.
+        left = Challenge.objects.get(status="pending")
+        services.resign(game_id=started[0].pk, player=alice)
+        services.withdraw_challenge(challenge_id=left.pk, player=left.challenger)
+
+
+def _acceptance_against_a_gateway_game(alice, bob) -> None:
+    # At the default limit (one game per pair), a challenge accepted on the web and a game
+    # a gateway pairs for the same two accounts (linked names) start at the same moment.
+    for _ in range(ROUNDS):
+        made = services.challenge(challenger=alice, challenged=bob)
+        outcomes = race(
+            partial(services.accept_challenge, challenge_id=made.pk, player=bob, colour="white"),
+            partial(services.start_gateway_game, white=alice, black=bob),
+        )
+        started = [o for o in outcomes if isinstance(o, Game)]
+        refused = [o for o in outcomes if isinstance(o, errors.ActiveGameExists)]
+        assert (len(started), len(refused)) == (1, 1), outcomes
+        assert Game.objects.filter(status="active").count() == 1
+        services.resign(game_id=started[0].pk, player=alice)
+        made.refresh_from_db()
+        if made.status == "pending":
+            services.withdraw_challenge(challenge_id=made.pk, player=alice)
+
+
 def _accept_against_account_closure(make_player) -> None:
     for round_number in range(ROUNDS):
         leaver = make_player(f"leaver{round_number}")
@@ -209,6 +252,20 @@ def test_concurrent_opposite_challenges_create_one(database, alice, bob):
 @ON_EACH_DATABASE
 def test_accept_racing_a_withdrawal_does_exactly_one(database, alice, bob):
     _accept_against_withdraw(alice, bob)
+
+
+@ON_EACH_DATABASE
+def test_two_acceptances_racing_at_the_games_per_pair_limit_start_one_game(
+    database, alice, bob
+):
+    _acceptances_at_the_limit(alice, bob)
+
+
+@ON_EACH_DATABASE
+def test_an_acceptance_racing_a_gateway_game_for_the_same_pair_starts_one(
+    database, alice, bob
+):
+    _acceptance_against_a_gateway_game(alice, bob)
 
 
 @ON_EACH_DATABASE

@@ -4,32 +4,33 @@ reading tasks from the database."""
 
 from __future__ import annotations
 
-import email
-import email.policy
 import logging
 import socket
+import zoneinfo
 from datetime import UTC, datetime, timedelta
 
 import pytest
 import time_machine
-from aiosmtpd.controller import Controller
 from django.core import mail as django_mail
 from django.core import signing
 from django.core.exceptions import ImproperlyConfigured
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone, translation
+from django.utils.formats import date_format
 from django_tasks_db.management.commands import db_worker
 from django_tasks_db.models import DBTaskResult, get_date_max
 
 from accounts import presence
-from accounts.mail_links import BadMailLink, read_stop_token, stop_token
-from accounts.models import NotificationKind, Preferences
+from accounts import services as account_services
+from accounts.models import Preferences
 from accounts.selectors import preferences_of
 from ajedrez.settings import _email_settings
 from ajedrez.task_worker import WorkerThread
 from games import mail, notifications, services, state, tasks
-from games.models import Game, Notification
+from games.mail_links import BadMailLink, read_stop_token, stop_token
+from games.models import Game, Notification, NotificationKind, mail_kind_on, wants_mail
+from tests.smtp import free_port
 
 pytestmark = pytest.mark.django_db
 
@@ -152,7 +153,7 @@ def test_stop_link_get_confirms_and_changes_nothing(alice):
     response = Client().get(url)
     assert response.status_code == 200
     assert b"mail-stop-form" in response.content
-    assert preferences_of(alice).wants_mail(NotificationKind.OPPONENT_MOVED)
+    assert wants_mail(preferences_of(alice), NotificationKind.OPPONENT_MOVED)
 
 
 def test_a_link_followed_again_after_stopping_says_it_is_stopped(alice):
@@ -172,17 +173,17 @@ def test_one_click_post_without_login_or_csrf_stops_that_kind_only(alice):
     response = client.post(url, {"List-Unsubscribe": "One-Click"})
     assert response.status_code == 200
     prefs = preferences_of(alice)
-    assert not prefs.wants_mail(NotificationKind.OPPONENT_MOVED)
-    assert prefs.wants_mail(NotificationKind.LOW_TIME)
+    assert not wants_mail(prefs, NotificationKind.OPPONENT_MOVED)
+    assert wants_mail(prefs, NotificationKind.LOW_TIME)
     # Again: harmless.
     assert client.post(url).status_code == 200
-    assert not preferences_of(alice).wants_mail(NotificationKind.OPPONENT_MOVED)
+    assert not wants_mail(preferences_of(alice), NotificationKind.OPPONENT_MOVED)
 
 
 def test_stop_all_link(alice):
     Client().post(reverse("mail_stop", args=[stop_token(alice.pk, None)]))
     prefs = preferences_of(alice)
-    assert not any(prefs.wants_mail(kind) for kind in NotificationKind)
+    assert not any(wants_mail(prefs, kind) for kind in NotificationKind)
 
 
 def test_a_token_acts_for_its_owner_only_whoever_is_logged_in(alice, bob):
@@ -276,9 +277,9 @@ def test_preferences_turn_kinds_of_mail_on_and_off(alice):
     )
     assert response.status_code == 302
     prefs = preferences_of(alice)
-    assert prefs.wants_mail(NotificationKind.OPPONENT_ON_VACATION)
-    assert not prefs.wants_mail(NotificationKind.CHALLENGE_RECEIVED)
-    assert prefs.wants_mail(NotificationKind.OPPONENT_MOVED)
+    assert wants_mail(prefs, NotificationKind.OPPONENT_ON_VACATION)
+    assert not wants_mail(prefs, NotificationKind.CHALLENGE_RECEIVED)
+    assert wants_mail(prefs, NotificationKind.OPPONENT_MOVED)
 
 
 def test_all_mail_off_keeps_the_kinds_chosen_for_when_it_is_on_again(alice):
@@ -290,8 +291,8 @@ def test_all_mail_off_keeps_the_kinds_chosen_for_when_it_is_on_again(alice):
         stored = preferences_of(alice)
         return (
             stored.mail,
-            stored.mail_kind_on(NotificationKind.OPPONENT_ON_VACATION),
-            stored.mail_kind_on(NotificationKind.CHALLENGE_RECEIVED),
+            mail_kind_on(stored, NotificationKind.OPPONENT_ON_VACATION),
+            mail_kind_on(stored, NotificationKind.CHALLENGE_RECEIVED),
         )
 
     assert chosen() == (True, True, False)
@@ -662,45 +663,6 @@ def test_the_worker_runs_the_queued_mail_from_the_database(
 # -- a real SMTP server on loopback ---------------------------------------------------
 
 
-class Inbox:
-    """aiosmtpd handler: keeps what it is sent; refuses the first ``refuse`` messages
-    with a temporary error, as a server that is busy."""
-
-    def __init__(self, refuse: int = 0) -> None:
-        self.messages: list[email.message.EmailMessage] = []
-        self.refuse = refuse
-
-    async def handle_DATA(self, server, session, envelope):
-        if self.refuse > 0:
-            self.refuse -= 1
-            return "451 4.3.0 try again later"
-        self.messages.append(
-            email.message_from_bytes(envelope.content, policy=email.policy.default)
-        )
-        return "250 OK"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@pytest.fixture
-def smtp_server(settings):
-    inbox = Inbox()
-    controller = Controller(inbox, hostname="127.0.0.1", port=_free_port())
-    controller.start()
-    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    settings.EMAIL_HOST = "127.0.0.1"
-    settings.EMAIL_PORT = controller.port
-    settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
-    settings.EMAIL_HOST_USER = settings.EMAIL_HOST_PASSWORD = ""
-    settings.EMAIL_TIMEOUT = 10
-    yield inbox
-    controller.stop()
-
-
 def test_delivered_to_a_real_smtp_server(
     smtp_server, players, moved_game, django_capture_on_commit_callbacks
 ):
@@ -720,7 +682,7 @@ def test_delivered_to_a_real_smtp_server(
     # The link in the mail works as it came, without logging in.
     path = stop.removeprefix("https://ajedrez.example")
     assert Client(enforce_csrf_checks=True).post(path).status_code == 200
-    assert not preferences_of(bob).wants_mail(NotificationKind.OPPONENT_MOVED)
+    assert not wants_mail(preferences_of(bob), NotificationKind.OPPONENT_MOVED)
 
 
 def test_smtp_refusing_then_accepting(
@@ -740,7 +702,7 @@ def test_smtp_down_does_not_lose_the_mail(
     settings, players, moved_game, caplog, django_capture_on_commit_callbacks
 ):
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", _free_port()
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", free_port()
     settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
     alice, bob = players
     note = moved(moved_game, alice, bob, django_capture_on_commit_callbacks)
@@ -814,3 +776,41 @@ def test_a_mail_shows_the_recipients_own_clock_only(alice, bob, play):
     # bob's move now: alice's mail about the acceptance has no clock of hers to show.
     accepted = Notification.objects.get(pk=accepted.pk)
     assert "Your clock" not in mail.build_message(accepted).body
+
+
+def test_the_mail_names_the_deadline_in_the_recipients_time_zone(
+    smtp_server, players, play, django_capture_on_commit_callbacks
+):
+    alice, bob = players
+    challenge = services.challenge(challenger=bob, challenged=alice, days_per_move=3)
+    started = services.accept_challenge(challenge_id=challenge.pk, player=alice, colour="white")
+    moved_game = play(started, "e4")
+    assert moved_game.deadline is not None
+    account_services.save_preferences(player=bob, values={"time_zone": "Asia/Tokyo"})
+    note = moved(moved_game, alice, bob, django_capture_on_commit_callbacks)
+    assert tasks.deliver(note.pk) == "sent"
+    [received] = smtp_server.messages
+    text = received.get_body(("plain",)).get_content()
+    html = received.get_body(("html",)).get_content()
+    moved_game.refresh_from_db()
+    in_tokyo = moved_game.deadline.astimezone(zoneinfo.ZoneInfo("Asia/Tokyo"))
+    until = f"(until {date_format(in_tokyo, 'DATETIME_FORMAT')} JST)"
+    assert until in text
+    assert until in html
+
+
+def test_the_mail_of_a_player_with_no_zone_names_utc(
+    smtp_server, players, play, django_capture_on_commit_callbacks
+):
+    alice, bob = players
+    challenge = services.challenge(challenger=bob, challenged=alice, days_per_move=3)
+    started = services.accept_challenge(challenge_id=challenge.pk, player=alice, colour="white")
+    moved_game = play(started, "e4")
+    assert moved_game.deadline is not None
+    note = moved(moved_game, alice, bob, django_capture_on_commit_callbacks)
+    assert tasks.deliver(note.pk) == "sent"
+    [received] = smtp_server.messages
+    moved_game.refresh_from_db()
+    in_utc = moved_game.deadline.astimezone(UTC)
+    text = received.get_body(("plain",)).get_content()
+    assert f"(until {date_format(in_utc, 'DATETIME_FORMAT')} UTC)" in text

@@ -168,12 +168,13 @@ def test_time_running_out_in_between_ends_the_game_and_refuses_the_move(
 def test_an_opponent_going_on_vacation_in_between_gets_the_clock_paused(
     between, timed, alice, bob
 ):
-    """bob's vacation does not touch the game while alice is to move (no version
-    change): the move reads the vacation inside its transaction, after the lock."""
+    """bob's vacation stops no clock while alice is to move, but the game's pages show
+    him away (a new version): alice's move is judged again under the lock, where it
+    reads the vacation and stops bob's clock as it starts."""
     game, _frozen = timed
     between.then = lambda: services.start_vacation(player=bob)
     played = move(game, alice, 3, "Nf3")
-    assert between.locked_plays == 0
+    assert between.locked_plays == 1
     assert played.paused_at is not None
     assert Game.objects.get(pk=game.pk).paused_at == START
 

@@ -9,9 +9,9 @@ import pytest
 import time_machine
 from django.db import transaction
 
-from accounts.models import GuestIdentity, NotificationKind
+from accounts.models import GuestIdentity
 from games import notifications, services
-from games.models import Notification
+from games.models import Notification, NotificationKind
 from games.signals import notification_created
 
 pytestmark = pytest.mark.django_db
@@ -168,7 +168,10 @@ def test_a_conditional_reply_tells_the_player_it_was_played_against(game, alice,
     assert unread(bob, "opponent_moved") == [
         ("opponent_moved", {"san": "Nf3", "number": 3, "conditional": True, "count": 2})
     ]
-    assert unread(alice) == [("opponent_moved", {"san": "e5", "number": 2, "conditional": False})]
+    # alice is told of bob's move and of her reply played for her: it is not her move.
+    assert unread(alice) == [
+        ("opponent_moved", {"san": "e5", "number": 2, "conditional": False, "reply": "Nf3"})
+    ]
 
 
 def test_a_draw_offer_and_its_refusal(game, alice, bob, play):
@@ -424,3 +427,38 @@ def test_the_purge_refuses_a_negative_age(db):
 
     with pytest.raises(CommandError):
         call_command("purge_notifications", "--days", "-1")
+
+
+def test_the_unread_count_is_counted_and_pushed_only_to_a_player_on_the_site(
+    game, alice, bob, django_capture_on_commit_callbacks, monkeypatch
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from accounts import presence
+
+    pushed: list[dict] = []
+    monkeypatch.setattr(
+        "games.notifications.send_to_groups", lambda groups, message: pushed.append(message)
+    )
+
+    def counts(queries) -> int:
+        return sum('COUNT(*)' in q["sql"] and "games_notification" in q["sql"] for q in queries)
+
+    # bob is away: the move costs no COUNT, and nothing is pushed.
+    with (
+        CaptureQueriesContext(connection) as away,
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        services.make_move(game_id=game.pk, player=alice, move_number=1, move="e4")
+    assert counts(away.captured_queries) == 0
+    assert pushed == []
+
+    # bob opens a page: his count follows each change.
+    presence.socket_opened(bob.pk)
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            services.offer_draw(game_id=game.pk, player=alice)
+    finally:
+        presence.socket_closed(bob.pk)
+    assert [m["unread"] for m in pushed] == [notifications.unread_count(bob.pk)]

@@ -4,16 +4,20 @@ written from stored SAN a batch at a time, and a bounded number of downloads per
 from __future__ import annotations
 
 import datetime as dt
+import io
 import os
 import random
 import uuid
 
 import chess
+import chess.pgn
 import pytest
 import time_machine
 
+from accounts import services as account_services
 from games import pgn_export, rules, services, state
 from games.models import Game, Move
+from ranking.models import PlayerRecord, RatingChange
 
 HEADERS = {
     "Event": "e",
@@ -131,12 +135,64 @@ def test_a_move_stored_without_its_san_is_replayed(varied_games):
     assert pgn_export.batch_text([game.pk]) == today([game])
 
 
-def test_a_batch_costs_two_queries_however_many_games(varied_games, django_assert_num_queries):
+def test_a_batch_costs_four_queries_however_many_games(
+    varied_games, django_assert_num_queries
+):
+    # The games, their moves, the ratings they were rated from and the players' ratings.
     ids = [game.pk for game in varied_games]
-    with django_assert_num_queries(2):
+    with django_assert_num_queries(4):
         pgn_export.batch_text(ids[:1])
-    with django_assert_num_queries(2):
+    with django_assert_num_queries(4):
         pgn_export.batch_text(ids)
+
+
+def test_a_batch_with_a_guests_game_costs_one_query_more(
+    alice, varied_games, django_assert_num_queries
+):
+    zoe = account_services.guest_player(gateway="distribuido", name="zoe")
+    guests = services.start_gateway_game(white=zoe, black=alice)
+    ids = [game.pk for game in varied_games] + [guests.pk]
+    with django_assert_num_queries(5):
+        text = pgn_export.batch_text(ids)
+    assert '[WhiteElo "-"]' in text
+
+
+# --------------------------------------------------------------------------- ratings
+
+
+def tags_of(game: Game) -> dict[str, str]:
+    return dict(chess.pgn.read_headers(io.StringIO(state.game_pgn(game))) or {})
+
+
+def test_a_rated_game_names_the_ratings_it_was_rated_from(alice, bob, carol, start_game, play):
+    first = play(start_game(alice, bob), "e4", "e5")
+    services.resign(game_id=first.pk, player=bob)
+    # Played before the first ended, ended after it: rated from alice's new rating.
+    second = play(start_game(carol, alice), "d4", "d5")
+    services.resign(game_id=second.pk, player=carol)
+    first_tags = tags_of(Game.objects.get(pk=first.pk))
+    assert (first_tags["WhiteElo"], first_tags["BlackElo"]) == ("1500", "1500")
+    alice_then = round(RatingChange.objects.get(game_id=first.pk, player=alice).rating_after)
+    assert alice_then > 1500
+    second_tags = tags_of(Game.objects.get(pk=second.pk))
+    assert (second_tags["WhiteElo"], second_tags["BlackElo"]) == ("1500", str(alice_then))
+
+
+def test_a_game_in_progress_names_the_players_ratings_now(alice, bob, carol, start_game, play):
+    going = start_game(alice, bob)
+    won = play(start_game(alice, carol), "e4", "e5")
+    services.resign(game_id=won.pk, player=carol)
+    tags = tags_of(Game.objects.get(pk=going.pk))
+    alice_now = round(PlayerRecord.objects.get(player=alice).rating)
+    assert (tags["WhiteElo"], tags["BlackElo"]) == (str(alice_now), "1500")
+
+
+def test_a_guest_is_an_unrated_player_and_the_clock_one_move_per_period(alice):
+    zoe = account_services.guest_player(gateway="distribuido", name="zoe")
+    game = services.start_gateway_game(white=alice, black=zoe, days_per_move=3)
+    tags = tags_of(game)
+    assert (tags["WhiteElo"], tags["BlackElo"]) == ("1500", "-")
+    assert tags["TimeControl"] == "1/259200"
 
 
 # --------------------------------------------------------------------------- the bound

@@ -231,6 +231,19 @@ def test_black_castles_both_sides():
     assert rules.play(fen, [], "O-O-O").uci == "e8c8"
 
 
+def test_the_king_onto_its_own_rook_castles_and_reads_as_standard_uci():
+    # What a board sends when the king is dropped on its rook (chessground's rookCastle).
+    kingside = rules.play(CASTLING_FEN, [], "e1h1")
+    assert (kingside.uci, kingside.san) == ("e1g1", "O-O")
+    queenside = rules.play(CASTLING_FEN.replace(" w ", " b "), [], "E8A8")
+    assert (queenside.uci, queenside.san) == ("e8c8", "O-O-O")
+
+
+def test_the_king_onto_its_rook_is_refused_without_the_right_to_castle():
+    with pytest.raises(rules.IllegalMoveError):
+        rules.play(CASTLING_FEN.replace("KQkq", "kq"), [], "e1h1")
+
+
 def test_castling_through_check_is_refused():
     fen = "r3k2r/8/8/8/8/8/5r2/R3K2R w KQkq - 0 1"
     with pytest.raises(rules.IllegalMoveError):
@@ -384,6 +397,13 @@ def test_legal_moves_lists_a_promotion_square_once():
     assert dests["e7"] == ["e8"]
 
 
+def test_legal_moves_let_a_king_that_may_castle_drop_on_its_rooks():
+    assert sorted(rules.legal_moves(CASTLING_FEN)["e1"]) == ["a1", "c1", "d1", "f1", "g1", "h1"]
+    # No right to castle queenside: the a1 rook is no destination.
+    without = rules.legal_moves(CASTLING_FEN.replace("KQkq", "Kkq"))
+    assert sorted(without["e1"]) == ["d1", "f1", "g1", "h1"]
+
+
 def test_legal_moves_of_a_mated_position_is_empty():
     mated = play_all("f3", "e5", "g4", "Qh4#").fen_after
     assert rules.legal_moves(mated) == {}
@@ -521,3 +541,29 @@ def test_the_highest_move_number_is_taken_and_the_fen_fits_its_column():
     fen = rules.starting_position(OPENING_BLACK_TO_MOVE.replace(" 0 1", " 149 9999"))
     assert fen.endswith(" 149 9999")
     assert len(fen) <= rules.MAX_FEN_LENGTH <= 100
+
+
+def test_a_position_key_leaves_out_the_counters_and_keeps_a_real_en_passant_only():
+    after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
+    key = rules.position_key(after_e4)
+    assert key == "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -"
+    assert rules.position_key(key + " 12 40") == key
+
+
+@pytest.mark.parametrize(
+    "fen", ["", "nonsense", "8/8/8/8/8/8/8/8 w - - 0 1", "k" * 91, "8/8/8/8/8/8/8/K6k x - - 0 1"]
+)
+def test_a_position_key_refuses_what_is_no_legal_position(fen):
+    with pytest.raises(rules.InvalidPositionError):
+        rules.position_key(fen)
+
+
+def test_a_finished_position_has_a_key_too():
+    mated = "R5k1/5ppp/8/8/8/8/5PPP/6K1 b - - 1 1"
+    assert rules.position_key(mated).startswith("R5k1/")
+
+
+def test_the_keys_one_move_away_are_those_of_every_legal_move():
+    keys = rules.keys_one_move_from(rules.STARTING_FEN)
+    assert len(keys) == 20
+    assert "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -" in keys

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from asgiref.sync import sync_to_async
 from channels import DEFAULT_CHANNEL_LAYER
 from channels.layers import (
     BaseChannelLayer,
@@ -21,6 +22,7 @@ from channels.layers import (
 )
 from django.db import transaction
 
+from ajedrez.core.events import send_to_groups
 from games import errors, services
 from games.events import LOBBY_GROUP, game_group, game_players_group, player_group
 
@@ -285,6 +287,29 @@ def test_every_game_change_reaches_the_game_and_both_players_on_commit(
         assert message["game"]["id"] == game.pk
 
 
+def test_a_vacation_is_an_event_of_every_game_of_the_player_saying_who_is_away(
+    listen, alice, bob, carol, start_game, play
+):
+    # One game where alice is to move on a clock (it stops), one where it is carol's
+    # turn, without a clock (nothing stops, but its pages show alice away).
+    made = services.challenge(challenger=bob, challenged=alice, days_per_move=3)
+    timed = services.accept_challenge(challenge_id=made.pk, player=alice, colour="white")
+    untimed = play(start_game(alice, carol), "e4")
+    timed_page, untimed_page = listen(game_group(timed.pk)), listen(game_group(untimed.pk))
+
+    services.start_vacation(player=alice)
+    paused, shown = timed_page.receive(), untimed_page.receive()
+    assert (paused["event"], shown["event"]) == ("clock_paused", "vacation_started")
+    assert paused["away"] == shown["away"] == {"white": True, "black": False}
+    assert shown["version"] == untimed.version + 1
+
+    services.end_vacation(player=alice)
+    resumed, shown = timed_page.receive(), untimed_page.receive()
+    assert (resumed["event"], shown["event"]) == ("clock_resumed", "vacation_ended")
+    assert resumed["away"] == shown["away"] == {"white": False, "black": False}
+    assert shown["version"] == untimed.version + 2
+
+
 CHALLENGE_ACTIONS = {
     "challenge_created": lambda made, a, b: services.challenge(challenger=a, challenged=b),
     "challenge_withdrawn": lambda made, a, b: services.withdraw_challenge(
@@ -328,3 +353,22 @@ def test_a_refused_challenge_answer_publishes_nothing(listen, alice, bob, carol)
         services.decline_challenge(challenge_id=made.pk, player=carol)
     for listener in listeners:
         listener.assert_silent()
+
+
+async def test_on_a_servers_loop_the_caller_does_not_wait_out_the_watchers_head_start(
+    monkeypatch,
+):
+    # Under Daphne, database work runs on one thread: had the mover's thread slept out the
+    # head start, every other request would have waited with it.
+    monkeypatch.setattr("ajedrez.core.events.HEAD_START_SECONDS", 3600)
+    sent: list[str] = []
+
+    class Recording:
+        async def group_send(self, group: str, message: dict[str, Any]) -> None:
+            sent.append(group)
+
+    monkeypatch.setattr("ajedrez.core.events.get_channel_layer", lambda: Recording())
+    call = sync_to_async(send_to_groups)(["players"], {"type": "x"}, then=["watchers"])
+    await asyncio.wait_for(call, timeout=10)
+    # Back at once: the players had theirs; the watchers' waits on the loop for its hour.
+    assert sent == ["players"]

@@ -51,6 +51,12 @@ def test_a_snapshot_holds_the_moves_of_the_version_it_describes(alice, game, pla
     ]
 
 
+def test_a_snapshot_says_which_player_is_on_vacation(alice, bob, carol, game):
+    assert state.snapshot(game, viewer_id=carol.pk)["away"] == {"white": False, "black": False}
+    services.start_vacation(player=bob)
+    assert state.snapshot(game, viewer_id=carol.pk)["away"] == {"white": False, "black": True}
+
+
 def test_moves_say_their_colour_and_chess_number_from_the_start(game, play):
     play(game, "e4", "e5", "Nf3")
     moves = state.snapshot(game, viewer_id=None)["moves"]

@@ -181,11 +181,14 @@ def test_opponents_see_the_player_on_vacation(client, timed, alice, bob, travell
     services.start_vacation(player=alice)
     client.force_login(bob)
     game_page = text(client.get(reverse("game_detail", args=[timed.pk])))
-    assert "on vacation" in game_page
+    # Both badges are on the page for its script to show or hide; alice's is shown.
+    assert 'id="away-white">on vacation<' in game_page
+    assert 'id="away-black" hidden>on vacation<' in game_page
     assert "the clock stands still" in game_page
     assert "on-vacation" in text(client.get(reverse("dashboard")))
     assert "on-vacation" in text(client.get(reverse("players")))
     snapshot = client.get(reverse("game_state", args=[timed.pk])).json()
+    assert snapshot["away"] == {"white": True, "black": False}
     assert snapshot["game"]["clock"]["paused"] is True
     assert snapshot["game"]["clock"]["paused_left_seconds"] == 3 * 86_400
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 
+from games import services
 from games.models import Game, Move
 from legacy_tcp.chessirc import codec
 from legacy_tcp.chessirc.server import ChessircServer
@@ -52,7 +53,9 @@ class Bot(LineClient):
 
 
 @pytest.fixture
-def gateway(start_server):
+def gateway(start_server, settings):
+    # Every test bot comes from 127.0.0.1 (the cap's own tests are in test_gateway_floods).
+    settings.CHESSIRC_MAX_PER_ADDRESS = 0
     return start_server(server_class=ChessircServer)
 
 
@@ -447,6 +450,31 @@ def test_with_guests_off_only_linked_nicks_register(start_server, alice):
         assert client.request("REGISTER ali") == msg(
             "Se ha registrado 'ali' para jugar con Blancas."
         )
+    finally:
+        client.close()
+
+
+def test_linked_nicks_start_a_game_only_within_the_games_per_pair(
+    start_server, alice, bob, start_game
+):
+    # alice and bob already play on the web: their linked nicks start no second game
+    # until the administrator allows two per pair.
+    start_game(alice, bob)
+    runner = start_server(server_class=ChessircServer, secret="bot-key")
+    LinkedName.objects.create(gateway="chessirc", channel="chess", name="ali", player=alice)
+    LinkedName.objects.create(gateway="chessirc", channel="chess", name="bo", player=bob)
+    client = Bot(runner.port)
+    try:
+        client.request("AUTH bot-key")
+        client.request("SESSION #chess")
+        client.request("REGISTER ali")
+        client.request("REGISTER bo")
+        assert client.request("START ali Default") == msg(
+            "Estos jugadores ya tienen en curso las partidas que el sitio permite."
+        )
+        services.set_site_rules(games_per_pair=2)
+        assert "Blancas mueven" in client.request("START ali Default")
+        assert Game.objects.filter(status="active").count() == 2
     finally:
         client.close()
 

@@ -20,6 +20,10 @@ MATED = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"
         (b"  #inscribir# Alice #  ", codec.Inscribir("Alice")),
         (b"#INSCRIBIR#Alice#3#", codec.Inscribir("Alice", 3)),
         (b"#INSCRIBIR#Alice# 14 #", codec.Inscribir("Alice", 14)),
+        (b"#INSCRIBIR#ali:K3y-_x#", codec.Inscribir("ali", llave="K3y-_x")),
+        (b"#INSCRIBIR#ali:K3y#7#", codec.Inscribir("ali", 7, llave="K3y")),
+        # Only the first colon splits: the rest is the key's (and a wrong one).
+        (b"#INSCRIBIR#ali:a:b#", codec.Inscribir("ali", llave="a:b")),
         (b"#MOVIMIENTO#12345#e2e4#", codec.Movimiento("12345", "e2e4")),
         (b"#CONSULTARTABLERO#x#", codec.ConsultarTablero("x")),
         (b"#RENDIRSE#x#", codec.Rendirse("x")),
@@ -47,6 +51,10 @@ def test_every_command_is_read(line, command):
         (b"#INSCRIBIR#" + b"a" * 600 + b"#", codec.TOO_LONG),
         (b"#DEJAR#x#", "Mensaje mal formado: DEJAR no lleva campos"),
         (b"#INSCRIBIR#Alice#4#", codec.INVALID_CLOCK),
+        (b"#INSCRIBIR#ali:#", codec.EMPTY_FIELD),
+        (b"#INSCRIBIR#:K3y#", codec.EMPTY_FIELD),
+        (b"#INSCRIBIR#:#", codec.EMPTY_FIELD),
+        (b"#INSCRIBIR#ali:K\x01y#", codec.MALFORMED),
         (b"#INSCRIBIR#Alice#0#", codec.INVALID_CLOCK),
         (b"#INSCRIBIR#Alice#-3#", codec.INVALID_CLOCK),
         (b"#INSCRIBIR#Alice#3.5#", codec.INVALID_CLOCK),
@@ -125,3 +133,11 @@ def test_events_become_lines_a_seed_client_understands():
     assert _lines(abandoned) == b"#FIN#GANADOR_B#\n"
     assert _lines(_event("draw_offered", START)) == b""
     assert _lines(_event("game_started", START)) == b""
+
+
+def test_a_key_sent_with_a_name_is_its_own_field_and_never_shown():
+    command = codec.parse_line(b"#INSCRIBIR#ali:s3cr3t-key#")
+    assert isinstance(command, codec.Inscribir)
+    assert (command.nombre, command.llave, command.campo) == ("ali", "s3cr3t-key", "ali:s3cr3t-key")
+    assert "s3cr3t" not in repr(command)
+    assert codec.parse_line(b"#INSCRIBIR#ali#").campo == "ali"  # type: ignore[union-attr]

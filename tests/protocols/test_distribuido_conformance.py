@@ -9,6 +9,8 @@ import threading
 import pytest
 from django.contrib.auth import get_user_model
 
+from accounts.services import make_gateway_key
+from games import services
 from games.models import Game, Move
 from legacy_tcp.distribuido.server import DistribuidoServer
 from legacy_tcp.models import GatewayPolicy, LinkedName
@@ -425,14 +427,15 @@ def test_a_gateway_with_a_secret_admits_only_who_sends_it(start_server, settings
     runner = start_server(server_class=DistribuidoServer, secret="s3cr3t")
     LinkedName.objects.create(gateway="distribuido", name="ali", player=alice)
     LinkedName.objects.create(gateway="distribuido", name="bo", player=bob)
+    alices, bobs = (make_gateway_key(player=player) for player in (alice, bob))
     white, black = LineClient(runner.port), LineClient(runner.port)
     try:
         assert white.ask("#INSCRIBIR#ali#") == "#NOK#Se requiere la clave (CLAVE)#"
         assert white.ask("#CLAVE#wrong#") == "#NOK#Clave incorrecta#"
         assert white.ask("#CLAVE#s3cr3t#") == "#OK#"
-        assert white.ask("#INSCRIBIR#ali#") == "#OK#B#"
+        assert white.ask(f"#INSCRIBIR#ali:{alices}#") == "#OK#B#"
         assert black.ask("#CLAVE#s3cr3t#") == "#OK#"
-        assert black.ask("#INSCRIBIR#bo#") == "#OK#N#"
+        assert black.ask(f"#INSCRIBIR#bo:{bobs}#") == "#OK#N#"
         assert black.line() == white.line() == f"#INICIO#B#{START}#"
         game = Game.objects.get()
         # Linked names play as their accounts: a rated game, theirs.
@@ -442,6 +445,33 @@ def test_a_gateway_with_a_secret_admits_only_who_sends_it(start_server, settings
         assert black.nothing_within(0.5)
         game.refresh_from_db()
         assert game.is_active
+    finally:
+        white.close()
+        black.close()
+
+
+def test_linked_accounts_play_here_only_within_the_games_per_pair(
+    start_server, settings, alice, bob, game
+):
+    # alice and bob already play a game on the web: at the default limit of one game per
+    # pair their linked names are not paired again; once the site allows two, they are.
+    settings.DISTRIBUIDO_MAX_PER_ADDRESS = 0
+    runner = start_server(server_class=DistribuidoServer, secret="s3cr3t")
+    LinkedName.objects.create(gateway="distribuido", name="ali", player=alice)
+    LinkedName.objects.create(gateway="distribuido", name="bo", player=bob)
+    alices, bobs = (make_gateway_key(player=player) for player in (alice, bob))
+    white, black = LineClient(runner.port), LineClient(runner.port)
+    try:
+        for client in (white, black):
+            assert client.ask("#CLAVE#s3cr3t#") == "#OK#"
+        assert white.ask(f"#INSCRIBIR#ali:{alices}#") == "#OK#B#"
+        assert black.ask(f"#INSCRIBIR#bo:{bobs}#") == (
+            "#NOK#Estos jugadores ya tienen en curso las partidas que el sitio permite#"
+        )
+        services.set_site_rules(games_per_pair=2)
+        assert black.ask(f"#INSCRIBIR#bo:{bobs}#") == "#OK#N#"
+        assert black.line() == white.line() == f"#INICIO#B#{START}#"
+        assert Game.objects.filter(status="active").count() == 2
     finally:
         white.close()
         black.close()
@@ -509,3 +539,31 @@ def test_a_clock_no_time_control_has_is_refused_and_nothing_registers(connect):
     )
     assert client.ask("#INSCRIBIR#Ann#") == "#OK#B#"  # the name was not taken
 
+
+
+def test_keys_no_honest_client_sends_are_refused_and_the_connection_goes_on(
+    start_server, settings, alice
+):
+    settings.DISTRIBUIDO_MAX_PER_ADDRESS = 0
+    runner = start_server(server_class=DistribuidoServer, secret="s3cr3t")
+    LinkedName.objects.create(gateway="distribuido", name="ali", player=alice)
+    key = make_gateway_key(player=alice)
+    client = LineClient(runner.port)
+    try:
+        assert client.ask("#CLAVE#s3cr3t#") == "#OK#"
+        for sent in (
+            "ali:",  # an empty key
+            "ali:" + "k" * 5000,  # a huge one
+            "ali:ключ-λ-🔑",  # unicode
+            f"ali:{key}:{key}",  # a key with a colon in it
+            f"ali:{key[:-1]}",  # one character short
+        ):
+            reply = client.ask(f"#INSCRIBIR#{sent}#")
+            assert reply.startswith("#NOK#"), (sent[:40], reply)
+            assert key not in reply
+        # Nothing was registered or played meanwhile, and the right key still works (the
+        # wire trims the spaces around a field, the key's as the name's).
+        assert not Game.objects.exists()
+        assert client.ask(f"#INSCRIBIR#ali:{key} #") == "#OK#B#"
+    finally:
+        client.close()

@@ -10,6 +10,7 @@ import asyncio
 import pytest
 from asgiref.sync import sync_to_async
 
+from accounts.services import make_gateway_key
 from games import services
 from games.models import Game
 from legacy_tcp.distribuido.server import DistribuidoServer
@@ -56,10 +57,14 @@ async def gateway(transactional_db, espol_settings):
 async def test_a_game_registered_over_tcp_is_finished_in_the_browser(gateway, alice, bob):
     await sync_to_async(LinkedName.objects.create)(gateway="distribuido", name="ali", player=alice)
     await sync_to_async(LinkedName.objects.create)(gateway="distribuido", name="bo", player=bob)
+    keys = {
+        "ali": await sync_to_async(make_gateway_key)(player=alice),
+        "bo": await sync_to_async(make_gateway_key)(player=bob),
+    }
     white, black = await AsyncLines.open(gateway.port), await AsyncLines.open(gateway.port)
     for client, name, colour in ((white, "ali", "B"), (black, "bo", "N")):
         assert await client.ask("#CLAVE#s3cr3t#") == "#OK#"
-        assert await client.ask(f"#INSCRIBIR#{name}#") == f"#OK#{colour}#"
+        assert await client.ask(f"#INSCRIBIR#{name}:{keys[name]}#") == f"#OK#{colour}#"
     assert await black.line() == await white.line() == f"#INICIO#B#{START}#"
     assert (await white.ask("#MOVIMIENTO#ali#e4#")).startswith("#OK#N#")
     assert (await black.line()).startswith("#OK#N#")

@@ -487,12 +487,57 @@ def test_jueg_with_an_active_game_between_you_gets_830(login, alice, bob, game):
     assert Challenge.objects.filter(status="pending").count() == 0
 
 
+def test_jueg_with_room_for_another_game_is_accepted_and_the_games_go_by_number(
+    login, alice, bob, game
+):
+    # The administrator allows two games per pair: JUEG gets 830 only above that.
+    services.set_site_rules(games_per_pair=2)
+    client, opponent = login(alice), login(bob)
+    assert client.send("JUEG:bob").code == 103
+    reply = opponent.send("ACEP:B:alice")
+    second = Game.objects.exclude(pk=game.pk).get()
+    assert (reply.code, reply.text) == (103, f"{gid(second)}.PEN")
+    assert client.send("JUEG:bob").code == 830
+    # Each game is named by its number: PPEN lists both, REND ends the one it names.
+    assert client.send("PPEN:0").text == f"{gid(game)}:bob:N:0,{gid(second)}:bob:B:0,"
+    assert client.send(f"REND:{gid(second)}:bob").code == 103
+    assert (fresh(game).is_active, fresh(second).is_active) == (True, False)
+    assert client.send(f"STAT:{gid(game)}").text.startswith(f"{gid(game)}:alice:bob:")
+
+
+def test_acep_at_the_limit_gets_830_and_the_challenge_waits(login, alice, bob):
+    services.set_site_rules(games_per_pair=2)
+    services.challenge(challenger=bob, challenged=alice)
+    services.challenge(challenger=alice, challenged=bob)
+    services.set_site_rules(games_per_pair=1)
+    client = login(alice)
+    assert client.send("ACEP:N:bob").code == 103
+    assert login(bob).send("ACEP:B:alice").code == 830
+    assert Challenge.objects.get(status="pending").challenger == alice
+
+
 def test_acep_starts_the_game_with_the_chosen_colour(login, alice, bob):
     services.challenge(challenger=bob, challenged=alice)
     reply = login(alice).send("ACEP:N:bob")
     game = Game.objects.get()
     assert (reply.code, reply.text) == (103, f"{gid(game)}.PEN")
     assert (game.white, game.black) == (bob, alice)
+
+
+def test_acep_of_a_challenge_whose_challenger_chose_takes_the_colour_left(login, alice, bob):
+    # Made on the web or the lichess API, where the challenger may choose the colours.
+    services.challenge(challenger=bob, challenged=alice, colour="white")
+    reply = login(alice).send("ACEP:N:bob")
+    game = Game.objects.get()
+    assert (reply.code, reply.text) == (103, f"{gid(game)}.PEN")
+    assert (game.white, game.black) == (bob, alice)
+
+
+def test_acep_with_the_colour_the_challenger_chose_gets_802(login, alice, bob):
+    services.challenge(challenger=bob, challenged=alice, colour="white")
+    assert login(alice).send("ACEP:B:bob").code == 802
+    assert not Game.objects.exists()
+    assert Challenge.objects.get().status == "pending"
 
 
 def test_acep_without_a_pending_challenge_gets_831(login, alice, bob):

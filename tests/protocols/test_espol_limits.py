@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 
 from ajedrez.demo import PLAYER_PASSWORD
 from legacy_tcp.espol.client import EspolClient
@@ -186,6 +187,12 @@ class ServeProcess:
             SECRET_KEY="test-only-secret",
             DEMO_CREDENTIALS_FILE=str(tmp_path / "demo-admin"),
             LOG_LEVEL="WARNING",
+            # No clock sweep (nor its digests): its database connection would compete for
+            # the descriptors these tests ration, and log when it finds none.
+            CLOCK_SWEEP_SECONDS="0",
+            # The files the test run collected once: serve processes of other tests
+            # collecting into the same directory at once would rename each other's files.
+            STATIC_ROOT=str(settings.STATIC_ROOT),
             **env,
         )
 
@@ -195,7 +202,7 @@ class ServeProcess:
         # The other gateways stay off: on their default ports they would meet whatever
         # else runs on this machine, and these tests are about ESPOL's descriptors.
         args = ["--port", str(self.web_port), "--espol-port", str(self.espol_port),
-                "--no-distribuido", "--no-chessirc"]
+                "--no-distribuido", "--no-chessirc", "--no-collectstatic"]
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "manage.py", "serve", *args, *([] if demo else ["--no-demo"])],

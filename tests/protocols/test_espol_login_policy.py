@@ -144,3 +144,21 @@ def test_espol_failures_are_logged_with_the_name_the_address_and_the_door(
         for line in lines
     ), lines
     assert "Secret1" not in caplog.text
+
+
+def test_a_pending_subscribers_right_password_over_espol_is_refused_but_not_counted(
+    connect, settings, db
+):
+    from axes.models import AccessAttempt
+
+    from accounts import services as accounts
+
+    accounts.request_subscription(username="frank", password=PASSWORD)
+    client = connect()
+    client.send("USER:frank")
+    answers = [client.send(f"PASS:{PASSWORD}") for _ in range(settings.AXES_FAILURE_LIMIT + 1)]
+    # 815 as any login that is not (yet) an account, saying why; never the lock-out.
+    assert {answer.code for answer in answers} == {815}
+    assert "waiting for an administrator" in answers[-1].text
+    assert not AccessAttempt.objects.exists()
+    assert web_login("frank", "wrong").status_code == 200  # one failure, no lock-out

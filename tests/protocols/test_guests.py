@@ -11,7 +11,7 @@ from django.urls import reverse
 from accounts import errors as account_errors
 from accounts import selectors as account_selectors
 from accounts import services as account_services
-from accounts.models import GuestIdentity
+from accounts.models import GatewayKey, GuestIdentity
 from games import services
 from games.models import Game
 from legacy_tcp import guests
@@ -123,9 +123,10 @@ def test_a_gateway_game_refuses_the_same_player_twice():
 def test_turning_guests_off_refuses_new_guests_but_not_linked_names(alice):
     GatewayPolicy.objects.create(gateway="distribuido", guests_allowed=False)
     LinkedName.objects.create(gateway="distribuido", name="ali", player=alice)
+    key = account_services.make_gateway_key(player=alice)
     with pytest.raises(guests.GuestsNotAllowed):
         guest("stranger")
-    assert guests.player_for(gateway="distribuido", name="ali", trusted=True) == alice
+    assert guests.player_for(gateway="distribuido", name="ali", trusted=True, key=key) == alice
     # The switch is per gateway.
     assert guest("stranger", "chessirc", "canal").username == "stranger@chessirc.canal"
 
@@ -146,8 +147,53 @@ def test_a_linked_name_is_per_channel(alice):
 def test_a_linked_name_of_a_closed_account_is_refused(make_player):
     gone = make_player("gone", is_active=False)
     LinkedName.objects.create(gateway="distribuido", name="gone", player=gone)
+    key = account_services.make_gateway_key(player=gone)
     with pytest.raises(guests.LinkedAccountClosed):
-        guests.player_for(gateway="distribuido", name="gone", trusted=True)
+        guests.player_for(gateway="distribuido", name="gone", trusted=True, key=key)
+
+
+def linked(name: str, key: str | None):
+    return guests.player_for(gateway="distribuido", name=name, trusted=True, key=key)
+
+
+def test_a_linked_name_on_the_hash_gateway_plays_as_its_account_only_with_its_key(alice, bob):
+    LinkedName.objects.create(gateway="distribuido", name="ali", player=alice)
+    with pytest.raises(guests.LinkKeyRequired):
+        linked("ali", None)  # the shared secret alone no longer suffices
+    with pytest.raises(guests.WrongLinkKey):
+        linked("ali", "no-key-made-yet")
+    key = account_services.make_gateway_key(player=alice)
+    bobs = account_services.make_gateway_key(player=bob)
+    assert linked("ali", key) == alice
+    for wrong in ("", bobs, key[:-1], key + "x", key.upper(), "ñ" * 32, "x" * 5000):
+        with pytest.raises((guests.WrongLinkKey, guests.LinkKeyRequired)):
+            linked("ali", wrong)
+    # A new key ends the old one.
+    newer = account_services.make_gateway_key(player=alice)
+    with pytest.raises(guests.WrongLinkKey):
+        linked("ali", key)
+    assert linked("ali", newer) == alice
+    assert not GuestIdentity.objects.exists()
+
+
+def test_a_key_with_a_name_nobody_linked_is_refused_rather_than_made_a_guest(alice):
+    key = account_services.make_gateway_key(player=alice)
+    with pytest.raises(guests.NameNotLinked):
+        linked("stranger", key)
+    assert not GuestIdentity.objects.exists()
+
+
+def test_chessirc_nicks_need_no_key_the_bot_is_trusted_with_its_channel(alice):
+    LinkedName.objects.create(gateway="chessirc", channel="uno", name="ali", player=alice)
+    assert guests.player_for(gateway="chessirc", channel="uno", name="ali", trusted=True) == alice
+
+
+def test_only_a_digest_of_the_key_is_kept(alice):
+    key = account_services.make_gateway_key(player=alice)
+    stored = GatewayKey.objects.get(player=alice)
+    assert key not in stored.digest and len(key) == 32
+    assert account_selectors.gateway_key_made_at(alice.pk) == stored.created_at
+    assert account_selectors.gateway_key_made_at(0) is None
 
 
 def test_the_admin_turns_guests_off_per_gateway(client, make_player):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+import time_machine
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -12,7 +13,7 @@ from accounts import services as account_services
 from games import services
 from games.models import Game
 from ranking.models import INITIAL_RATING, PlayerRecord, RatingChange
-from ranking.selectors import ranking, top_ten
+from ranking.selectors import ranking, rating_chart, top_ten
 from ranking.services import record_result
 from tests.conftest import PASSWORD
 from tests.games.knight_walks import knight_walk
@@ -280,3 +281,17 @@ def test_ranking_reads_in_one_query(make_player, django_assert_num_queries):
     with django_assert_num_queries(1):
         names = [r.player.username for r in top_ten()]
     assert len(names) == 10
+
+
+def test_the_rating_chart_places_each_rating_at_the_moment_it_was_reached(
+    game, play, alice, bob
+):
+    ended = dt.datetime(2026, 2, 14, 12, tzinfo=dt.UTC)
+    play(game, "e4", "e5")
+    with time_machine.travel(ended, tick=False):
+        services.resign(game_id=game.pk, player=bob)
+    chart = rating_chart(alice.pk)
+    # The rating before the first game is drawn at that game's moment too.
+    assert chart["times"] == [int(ended.timestamp())] * 2
+    assert chart["ratings"][0] == INITIAL_RATING and chart["ratings"][1] > INITIAL_RATING
+    assert rating_chart(0) == {"games": 0, "ratings": [], "times": []}

@@ -364,7 +364,10 @@ def test_unsubscribe_page_warns_that_active_games_are_lost(client, alice, game):
     response = client.get(reverse("unsubscribe"))
 
     assert "games in progress" in text(response).lower()
-    assert game.public_id in text(response)
+    # Named by its players, the number beside them.
+    assert f"alice – bob <small class=\"text-body-secondary\">{game.public_id}</small>" in text(
+        response
+    )
 
 
 def test_unsubscribe_with_a_wrong_password_is_refused_and_nothing_changes(client, alice, game):
@@ -447,3 +450,21 @@ def test_a_visitor_is_offered_login_and_subscription(client, db):
     assert '<body data-user=""' in html
     assert f'href="{reverse("subscribe")}"' in html
     assert f'href="{reverse("dashboard")}"' not in html
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["0123456789abcdef\x00zz", "ñandú" * 8, "x" * 5000, "short", "a b c d e f g h", "%00" * 12],
+    ids=["nul", "unicode", "huge", "short", "spaces", "escapes"],
+)
+def test_a_session_cookie_no_session_can_have_is_no_session(client, alice, value):
+    # With a NUL, PostgreSQL refused the session's lookup: every page answered 500.
+    client.cookies["sessionid"] = value
+    assert client.get(reverse("login")).status_code == 200
+    assert client.get(reverse("preferences"))["Location"].startswith(reverse("login"))
+    # The same client logs in as ever, with a session of its own.
+    assert client.post(
+        reverse("login"), {"username": alice.username, "password": PASSWORD}
+    ).status_code == 302
+    assert client.get(reverse("preferences")).status_code == 200
+    assert client.cookies["sessionid"].value != value

@@ -128,7 +128,43 @@ def test_without_script_the_form_posts_and_comes_back(as_alice, game):
 def test_chat_needs_a_login_and_a_game(client, as_alice):
     assert client.post(reverse("game_chat", args=[1]), {"text": "x"}).status_code == 302
     assert as_alice.post(reverse("game_chat", args=[999]), {"text": "x"}).status_code == 404
-    assert as_alice.get(reverse("game_chat", args=[999])).status_code == 405
+    assert client.get(reverse("game_chat", args=[1])).status_code == 302
+    assert as_alice.get(reverse("game_chat", args=[999]), **JSON).status_code == 404
+    assert as_alice.delete(reverse("game_chat", args=[1])).status_code == 405
+
+
+def rooms(client, game) -> dict:
+    response = client.get(reverse("game_chat", args=[game.pk]), **JSON)
+    assert response.status_code == 200
+    return {
+        room: [(line["author"], line["text"]) for line in lines]
+        for room, lines in response.json()["rooms"].items()
+    }
+
+
+@pytest.mark.django_db
+def test_reading_the_chat_gives_the_rooms_the_reader_may_read(
+    as_alice, as_carol, game, alice
+):
+    post(as_alice, game, "good luck")
+    post(as_carol, game, "Bb5 wins a piece")
+    assert rooms(as_alice, game) == {"players": [("alice", "good luck")]}
+    assert rooms(as_carol, game) == {"spectators": [("carol", "Bb5 wins a piece")]}
+    # Over: its players read the spectators' room too (the page fetches it then).
+    services.resign(game_id=game.pk, player=alice)
+    assert rooms(as_alice, game) == {
+        "players": [("alice", "good luck")],
+        "spectators": [("carol", "Bb5 wins a piece")],
+    }
+
+
+@pytest.mark.django_db
+def test_each_line_carries_its_moment_on_the_page_and_in_json(as_alice, as_bob, game):
+    with time_machine.travel(dt.datetime(2026, 3, 4, 17, 5, 9, tzinfo=dt.UTC), tick=False):
+        line = post(as_alice, game, "good luck").json()
+    assert line["at"] == "2026-03-04T17:05:09+00:00"
+    moment = '<time class="chat-time text-body-secondary" datetime="2026-03-04T17:05:09+00:00">'
+    assert f"{moment}17:05</time>" in page(as_bob, game)
 
 
 @pytest.mark.django_db

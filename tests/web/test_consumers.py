@@ -963,7 +963,7 @@ async def test_each_kind_of_socket_sends_the_frame_the_read_model_made_for_it(
     content = {
         k: v
         for k, v in (await sync_to_async(state.event_message)(
-            stored, "move", move=state.move_state(move)
+            stored, "move", move=state.move_state(move), replied=False
         )).items()
         if k != "frames"
     }

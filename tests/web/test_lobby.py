@@ -269,6 +269,52 @@ def test_a_refused_challenge_keeps_the_typed_name_in_the_dashboard_form(as_alice
     assert re.search(r'<input[^>]*id="challenge-username"[^>]*value=""', again, re.S)
 
 
+def selected_days(html: str, select_id: str = "challenge-days") -> list[str]:
+    select = re.search(rf'<select[^>]*id="{select_id}".*?</select>', html, re.S)
+    assert select is not None
+    return re.findall(r'<option value="([^"]*)" selected>', select[0])
+
+
+@pytest.mark.parametrize("days", ["7", "none", "1"])
+def test_a_refused_challenge_keeps_the_time_control_chosen(as_alice, alice, days):
+    response = as_alice.post(
+        reverse("challenge_create"), {"username": "bobb", "days_per_move": days}, follow=True
+    )
+    assert selected_days(text(response)) == [days]
+    # Once: the next visit offers the usual choice first.
+    assert selected_days(text(as_alice.get(reverse("dashboard")))) == ["3"]
+
+
+@pytest.mark.parametrize("days", ["", "4", "x" * 500, "３", "null", "7\x00"])
+def test_a_time_control_not_offered_comes_back_as_the_usual_choice(as_alice, alice, days):
+    response = as_alice.post(
+        reverse("challenge_create"), {"username": "bob", "days_per_move": days}, follow=True
+    )
+    assert selected_days(text(response)) == ["3"]
+
+
+def test_a_refused_challenge_from_a_profile_keeps_its_time_control_there(
+    as_alice, alice, bob, settings
+):
+    # Challenged and withdrawn up to the pair's allowance: the next one is refused, and
+    # bob's profile still offers the form.
+    settings.CHALLENGES_PER_PAIR_PER_WINDOW = 1
+    made = services.challenge(challenger=alice, challenged=bob)
+    services.withdraw_challenge(challenge_id=made.pk, player=alice)
+    profile = reverse("player_detail", args=["bob"])
+    response = as_alice.post(
+        reverse("challenge_create"),
+        {"username": "bob", "days_per_move": "14", "next": profile},
+        follow=True,
+    )
+    html = text(response)
+    assert response.redirect_chain[-1][0] == profile
+    assert "You have sent too many challenges lately" in html
+    assert re.findall(r'<option value="([^"]*)" selected>', html) == ["14"]
+    again = text(as_alice.get(profile))
+    assert re.findall(r'<option value="([^"]*)" selected>', again) == ["3"]
+
+
 def test_challenge_with_an_empty_name_is_refused_with_a_message(as_alice, alice):
     response = as_alice.post(reverse("challenge_create"), {"username": "  "})
 
@@ -641,7 +687,9 @@ def test_players_list_query_count_stays_bounded_with_many_players(
     start_game(alice, bob)
     services.challenge(challenger=alice, challenged=User.objects.get(username="p00"))
 
-    with django_assert_max_num_queries(9):  # 9: the header's bell is one count
+    # 11: the header's bell is one count, the site's games-per-pair limit another, the
+    # bots among the players one more.
+    with django_assert_max_num_queries(11):
         response = as_alice.get(reverse("players"))
 
     assert len(usernames_listed(response)) == 20
@@ -688,3 +736,52 @@ def test_a_game_whose_time_ran_out_is_listed_only_as_finished(as_alice, alice, b
     shown = html.count(f'data-game-id="{game.pk}"')
     assert shown == (1 if page == "dashboard" else 0)
     assert finished.count(f'data-game-id="{game.pk}"') == 1
+
+
+# --------------------------------------------------------------------------- who picks
+
+
+def test_the_dashboard_challenges_with_the_colour_the_challenger_chose(as_alice, alice, bob):
+    as_alice.post(reverse("challenge_create"), {"username": "bob", "colour": "black"})
+
+    made = Challenge.objects.get()
+    assert (made.colour_choice, made.challenger_colour) == ("black", "black")
+    assert "you play black" in as_alice.get(reverse("dashboard")).content.decode()
+
+
+def test_the_dashboard_challenge_lets_the_opponent_choose_by_default(as_alice, alice, bob):
+    as_alice.post(reverse("challenge_create"), {"username": "bob"})
+
+    assert Challenge.objects.get().colour_choice == "acceptor"
+    assert "they choose the colours" in as_alice.get(reverse("dashboard")).content.decode()
+
+
+@pytest.mark.parametrize("colour", ["purple", "\u2603", "x" * 1000])
+def test_a_challenge_with_an_unknown_colour_is_refused(as_alice, alice, bob, colour):
+    response = as_alice.post(
+        reverse("challenge_create"), {"username": "bob", "colour": colour}, follow=True
+    )
+
+    assert not Challenge.objects.exists()
+    assert "The colour must be white or black." in response.content.decode()
+
+
+def test_a_challenge_whose_challenger_chose_is_accepted_with_one_button(as_bob, alice, bob):
+    made = services.challenge(challenger=alice, challenged=bob, colour="white")
+    html = as_bob.get(reverse("dashboard")).content.decode()
+    assert "They chose the colours: you play black." in html
+    assert reverse("challenge_accept", args=[made.pk, "white"]) not in html
+
+    as_bob.post(reverse("challenge_accept", args=[made.pk, "random"]))
+
+    game = Game.objects.get()
+    assert (game.white, game.black) == (alice, bob)
+
+
+def test_taking_the_challenger_s_colour_on_the_web_is_refused(as_bob, alice, bob):
+    made = services.challenge(challenger=alice, challenged=bob, colour="white")
+
+    response = as_bob.post(reverse("challenge_accept", args=[made.pk, "white"]), follow=True)
+
+    assert not Game.objects.exists()
+    assert "you play black" in response.content.decode()

@@ -234,3 +234,64 @@ def test_a_pending_subscriber_asking_with_her_own_password_is_not_counted_as_a_g
     # A wrong password for the same name is still counted, up to the lock-out.
     answers = fail_until_locked(client, settings, "frank", address=HOME)
     assert answers[-1].status_code == 429
+
+
+def test_a_pending_subscribers_right_password_after_wrong_ones_does_not_lock_her_out(
+    client, settings, db
+):
+    # Four wrong guesses, then her own password: the right one is not the fifth failure.
+    from axes.models import AccessAttempt
+
+    from accounts import services as accounts
+
+    accounts.request_subscription(username="frank", password=PASSWORD)
+    for n in range(settings.AXES_FAILURE_LIMIT - 1):
+        assert login(client, "frank", f"wrong-{n}", address=HOME).status_code == 200
+    response = login(client, "frank", PASSWORD, address=HOME)
+    assert response.status_code == 200
+    assert "waiting for an administrator" in text(response)
+    # And the wrong guesses stay counted: a right request password is no login.
+    assert AccessAttempt.objects.get(username="frank").failures_since_start == (
+        settings.AXES_FAILURE_LIMIT - 1
+    )
+    assert login(client, "frank", "wrong-again", address=HOME).status_code == 429
+
+
+def test_a_rejected_subscribers_own_password_is_not_counted_either(client, settings, db):
+    from axes.models import AccessAttempt
+
+    from accounts import services as accounts
+
+    made = accounts.request_subscription(username="frank", password=PASSWORD)
+    accounts.reject_subscription(request_id=made.pk, admin=None)
+    for _ in range(settings.AXES_FAILURE_LIMIT + 1):
+        response = login(client, "frank", PASSWORD, address=HOME)
+        assert "was rejected by an administrator" in text(response)
+    assert not AccessAttempt.objects.exists()
+
+
+def test_a_pending_subscribers_password_at_the_admin_login_is_not_counted(
+    client, settings, db
+):
+    from axes.models import AccessAttempt
+
+    from accounts import services as accounts
+
+    accounts.request_subscription(username="frank", password=PASSWORD)
+    for _ in range(settings.AXES_FAILURE_LIMIT + 1):
+        response = login(client, "frank", PASSWORD, address=HOME, url=reverse("admin:login"))
+        assert response.status_code == 200
+    assert not AccessAttempt.objects.exists()
+    assert login(client, "frank", PASSWORD, address=HOME).status_code == 200
+
+
+def test_a_locked_out_name_is_not_told_its_request_is_pending(client, settings, db):
+    # Locked out, the password is not checked: not even against the request's, which a
+    # guesser could otherwise go on trying.
+    from accounts import services as accounts
+
+    accounts.request_subscription(username="frank", password=PASSWORD)
+    fail_until_locked(client, settings, "frank", address=GUESSER)
+    response = login(client, "frank", PASSWORD, address=GUESSER)
+    assert response.status_code == 429
+    assert "waiting for an administrator" not in text(response)

@@ -12,10 +12,9 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from accounts.models import NotificationKind
 from games import notifications, services
 from games.inbox import NOTIFICATIONS_PER_PAGE
-from games.models import Notification
+from games.models import Notification, NotificationKind
 from tests.web.test_consumers import communicator, cookie_for
 
 pytestmark = pytest.mark.django_db

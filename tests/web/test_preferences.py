@@ -8,7 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import Preferences
-from accounts.selectors import preferences_of
+from accounts.selectors import gateway_key_made_at, gateway_key_matches, preferences_of
 
 CHANGED = {
     "board_theme": "blue",
@@ -111,3 +111,56 @@ def test_preferences_need_the_csrf_token(alice):
 
     assert response.status_code == 403
     assert preferences_of(alice).board_theme == "brown"
+
+
+# --------------------------------------------------------------------------- gateway key
+
+
+def shown_key(response) -> str | None:
+    found = re.search(r'<code id="new-gateway-key"[^>]*>([^<]+)</code>', response.content.decode())
+    return found[1] if found else None
+
+
+def test_the_gateway_key_is_made_on_the_preferences_page_and_shown_once(as_alice, alice, bob):
+    page = as_alice.get(reverse("preferences"))
+    assert 'id="gateway-key-none"' in page.content.decode()
+    made = as_alice.post(reverse("gateway_key"))
+    assert made.status_code == 200 and made["Cache-Control"] == "no-store"
+    key = shown_key(made)
+    assert key is not None and len(key) == 32
+    assert gateway_key_matches(alice.pk, key) and not gateway_key_matches(bob.pk, key)
+    # Never shown again: the page says when it was made.
+    again = as_alice.get(reverse("preferences")).content.decode()
+    assert key not in again and 'id="gateway-key-made"' in again
+    # A new one ends the old one, and says so.
+    newer = as_alice.post(reverse("gateway_key"))
+    assert "no longer works" in newer.content.decode()
+    assert not gateway_key_matches(alice.pk, key)
+    assert gateway_key_matches(alice.pk, shown_key(newer) or "")
+
+
+def test_the_gateway_key_page_speaks_spanish(as_alice):
+    as_alice.cookies["django_language"] = "es"
+    made = as_alice.post(reverse("gateway_key"), HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "Tu nueva llave, que solo se muestra esta vez" in made
+    assert "Llave para la pasarela #" in made
+
+
+def test_a_gateway_key_needs_a_login_a_post_and_the_csrf_token(client, alice, db):
+    assert client.post(reverse("gateway_key"))["Location"].startswith(reverse("login"))
+    client.force_login(alice)
+    assert client.get(reverse("gateway_key")).status_code == 405
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(alice)
+    assert strict.post(reverse("gateway_key")).status_code == 403
+    assert gateway_key_made_at(alice.pk) is None
+
+
+def test_fields_sent_with_the_gateway_key_post_are_ignored(as_alice, alice):
+    # The form has no field: whatever is sent, huge or odd, only a new key is made.
+    made = as_alice.post(
+        reverse("gateway_key"), {"key": "x" * 10_000, "player": "1", "ñ": "\x00"}
+    )
+    key = shown_key(made)
+    assert key is not None and key != "x" * 10_000
+    assert gateway_key_matches(alice.pk, key)

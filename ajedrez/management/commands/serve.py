@@ -3,7 +3,7 @@
 HTTP and WebSocket through Daphne, static files, the TCP gateways (ESPOL, the ``#``
 protocol of seed 001, chessirc of seed 004) and the clock sweep (games whose time ran
 out, every ``CLOCK_SWEEP_SECONDS``) on the same asyncio event loop, and the background
-task worker (mail) on a thread of the same process, so that on the
+task workers (mail, and the engine's analyses) on threads of the same process, so that on the
 embedded in-memory channel layer a move made over TCP reaches the browsers watching the
 game, and theirs the gateways. With ``REDIS_URL`` the processes may also be run apart
 (``daphne ajedrez.asgi:application``, ``manage.py run_espol_server``,
@@ -134,6 +134,19 @@ class Command(BaseCommand):
                 self._task_worker.stop,
             )
             self.stdout.write(self.style.SUCCESS("Task worker: mail is sent from here"))
+        if settings.ANALYSIS_WORKER_IN_SERVE and not options["no_worker"]:
+            from ajedrez.task_worker import WorkerThread
+
+            self._analysis_worker = WorkerThread(
+                interval=settings.TASK_WORKER_INTERVAL, analysis=True
+            )
+            self._analysis_worker.start()
+            reactor.addSystemEventTrigger(
+                "before",
+                "shutdown",  # type: ignore[arg-type]  # zope interface typed without self
+                self._analysis_worker.stop,
+            )
+            self.stdout.write(self.style.SUCCESS("Analysis worker: the engine runs from here"))
         if settings.CLOCK_SWEEP_SECONDS > 0:
             from games.sweeper import sweep_forever
 

@@ -1,4 +1,8 @@
-"""Demo time travel: move the deadlines of games in progress as if time had passed.
+"""Demo time travel: move the clocks of games in progress as if time had passed.
+
+The vacations running for their players move with them: the days jumped count as
+vacation taken, a clock standing still for a vacation keeps its time, and a vacation the
+jump spends ends where its allowance ran out (``games.services.advance_clocks``).
 
 Refused unless the setting ``DEMO_TIME_TRAVEL`` is on (environment ``DEMO_TIME_TRAVEL=1``):
 it is for showing a game end on time without waiting days, never for a real service.
@@ -24,9 +28,10 @@ from games.services import advance_clocks, expire_due_games
 
 class Command(BaseCommand):
     help = (
-        "Demo only (DEMO_TIME_TRAVEL=1): move the deadlines of the games in progress, or of "
-        "one game, as if --days/--hours had passed; the service's clock sweep then ends those "
-        "whose time ran out (--end-now: end them from here at once)."
+        "Demo only (DEMO_TIME_TRAVEL=1): move the clocks of the games in progress, or of "
+        "one game, as if --days/--hours had passed (their players' vacations count the days "
+        "jumped); the service's clock sweep then ends those whose time ran out (--end-now: "
+        "end them from here at once)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:

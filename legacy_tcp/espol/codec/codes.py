@@ -63,6 +63,9 @@ DOMAIN_ERROR_CODES: dict[str, Code] = {
     "challenge_not_found": Code.F_NOREQ,
     "self_challenge": Code.F_SELF,
     "invalid_colour": Code.F_PARAM,
+    # ACEP with the colour the challenger did not leave (a challenge made on the web or
+    # the lichess API, where the challenger may choose): a bad colour, as 802 says.
+    "colour_chosen_by_challenger": Code.F_PARAM,
     "invalid_time_control": Code.F_PARAM,
     "subscription_refused": Code.F_SUBS,
     "subscription_not_pending": Code.F_SUBS,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.core import signing
 
-from accounts.models import NotificationKind
+from games.models import NotificationKind
 
 SALT = "ajedrez.mail.stop"
 # "Stop all mail" rather than one kind.
