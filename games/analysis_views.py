@@ -14,7 +14,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -22,9 +22,10 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_safe
 
 from accounts.types import AuthenticatedRequest
-from games import errors, selectors, services
-from games.models import Game, PrivateNote
+from games import errors, services
+from games.models import PrivateNote
 from games.state import analysis as analysis_state
+from games.web import game_or_404, wants_json
 
 ERROR_STATUS: dict[type[errors.DomainError], int] = {
     errors.GameNotFound: 404,
@@ -37,10 +38,6 @@ ERROR_STATUS: dict[type[errors.DomainError], int] = {
 }
 
 
-def _wants_json(request: HttpRequest) -> bool:
-    return "application/json" in request.headers.get("Accept", "")
-
-
 def _error(error: errors.DomainError) -> JsonResponse:
     response = JsonResponse(
         {"type": "error", **error.as_dict()}, status=ERROR_STATUS.get(type(error), 400)
@@ -50,17 +47,10 @@ def _error(error: errors.DomainError) -> JsonResponse:
     return response
 
 
-def _game_or_404(pk: int) -> Game:
-    try:
-        return selectors.game(pk)
-    except errors.GameNotFound as exc:
-        raise Http404(exc.message) from exc
-
-
 def _refused(request: AuthenticatedRequest, pk: int, error: errors.DomainError) -> HttpResponse:
     """A refused request about game ``pk``: JSON for a script; for a page, 404 for a game
     that is not there, else back to the game with the reason."""
-    if _wants_json(request):
+    if wants_json(request):
         return _error(error)
     if isinstance(error, errors.GameNotFound):
         raise Http404(error.message) from error
@@ -78,10 +68,10 @@ def game_analysis(request: AuthenticatedRequest, pk: int) -> HttpResponse:
             services.request_analysis(game_id=pk, player=request.user)
         except errors.DomainError as error:
             return _refused(request, pk, error)
-        if not _wants_json(request):
+        if not wants_json(request):
             messages.success(request, _("Analysis requested."))
             return redirect(f"{reverse('game_detail', args=[pk])}#analysis")
-    game = _game_or_404(pk)
+    game = game_or_404(pk)
     if game.is_active:
         return _error(errors.EngineNotAllowed())
     status = 202 if request.method == "POST" else 200
@@ -109,10 +99,10 @@ def game_note(request: AuthenticatedRequest, pk: int) -> HttpResponse:
             services.save_note(game_id=pk, player=request.user, text=form.cleaned_data["text"])
         except errors.DomainError as error:
             return _refused(request, pk, error)
-        if not _wants_json(request):
+        if not wants_json(request):
             messages.success(request, _("Note saved."))
             return redirect(f"{reverse('game_detail', args=[pk])}#note")
-    game = _game_or_404(pk)
+    game = game_or_404(pk)
     note = analysis_state.note_of(game, request.user.pk)
     if note is None:
         return _error(errors.NotAPlayer())
@@ -152,7 +142,7 @@ def analysis_board(request: AuthenticatedRequest) -> HttpResponse:
     form = BoardForm(request.GET)
     start: dict[str, object] = {"fen": None, "moves": [], "ply": 0, "game": None}
     if form.is_valid() and form.cleaned_data["game"]:
-        game = _game_or_404(form.cleaned_data["game"])
+        game = game_or_404(form.cleaned_data["game"])
         start = analysis_state.board_start(game, ply=form.cleaned_data["ply"])
     elif form.is_valid() and form.cleaned_data["fen"]:
         start["fen"] = form.cleaned_data["fen"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path, register_converter
 
-from games import analysis_views, views
+from games import analysis_views, chat_views, views
 
 
 class ShortIdConverter:
@@ -27,7 +27,7 @@ urlpatterns = [
     path("<shortid:short_id>/", views.game_by_short_id, name="game_by_short_id"),
     path("<int:pk>/state/", views.game_state_view, name="game_state"),
     path("<int:pk>/pgn/", views.game_pgn, name="game_pgn"),
-    path("<int:pk>/chat/", views.game_chat, name="game_chat"),
+    path("<int:pk>/chat/", chat_views.game_chat, name="game_chat"),
     path("<int:pk>/conditional/", views.game_conditional, name="game_conditional"),
     path("<int:pk>/move/", views.game_move, name="game_move"),
     path("<int:pk>/move/preview/", views.game_move_preview, name="game_move_preview"),

@@ -34,31 +34,7 @@ from accounts.selectors import preferences_of
 from accounts.types import AuthenticatedRequest
 from games import chat, errors, notifications, rules, selectors, services, state, watchers
 from games.models import Game
-
-# How each domain error reads over HTTP. Anything not listed is a plain 400.
-ERROR_STATUS: dict[type[errors.DomainError], int] = {
-    errors.GameNotFound: 404,
-    errors.NotAPlayer: 403,
-    errors.NotYourTurn: 409,
-    errors.WrongMoveNumber: 409,
-    errors.GameFinished: 409,
-    errors.DrawOfferPending: 409,
-    errors.NoDrawOffer: 409,
-    errors.DrawOfferTooSoon: 409,
-    errors.NothingToClaim: 409,
-    errors.InvalidMove: 400,
-    errors.IllegalMove: 422,
-    errors.ChatNotAllowed: 403,
-    errors.ChatMuted: 403,
-    errors.ChatRateLimited: 429,
-    errors.ChallengeRateLimited: 429,
-    errors.ConditionalLinesInvalid: 422,
-    errors.ConditionalOnYourTurn: 409,
-}
-
-
-def error_status(error: errors.DomainError) -> int:
-    return ERROR_STATUS.get(type(error), 400)
+from games.web import error_status, game_or_404, wants_json
 
 
 class MoveForm(forms.Form):
@@ -79,13 +55,6 @@ class DrawAnswerForm(forms.Form):
 
 
 # ----------------------------------------------------------------------------- reads
-
-
-def _game_or_404(pk: int) -> Game:
-    try:
-        return selectors.game(pk)
-    except errors.GameNotFound as exc:
-        raise Http404(exc.message) from exc
 
 
 def _js_strings() -> dict[str, str]:
@@ -130,7 +99,7 @@ def _js_strings() -> dict[str, str]:
 def game_detail(request: AuthenticatedRequest, pk: int) -> HttpResponse:
     """The game page: board, moves, status bar and actions; read-only for watchers.
     Opening it marks the player's notifications of the game read."""
-    game = _game_or_404(pk)
+    game = game_or_404(pk)
     if game.colour_of(request.user.pk) is not None:
         notifications.mark_read(request.user.pk, game_id=game.pk)
     return _game_page(request, game)
@@ -233,7 +202,7 @@ def _game_page(
 def game_state_view(request: AuthenticatedRequest, pk: int) -> JsonResponse:
     """The snapshot as JSON (``?after=n``: only moves after n): the page polls it when
     the WebSocket is down."""
-    game = _game_or_404(pk)
+    game = game_or_404(pk)
     try:
         after = max(0, int(request.GET.get("after", "0")))
     except ValueError:
@@ -249,7 +218,7 @@ def game_state_view(request: AuthenticatedRequest, pk: int) -> JsonResponse:
 def game_pgn(request: AuthenticatedRequest, pk: int) -> HttpResponse:
     """The game as a PGN file named after its public id (with the computer analysis once
     done, and the asking player's private note)."""
-    game = _game_or_404(pk)
+    game = game_or_404(pk)
     response = HttpResponse(
         state.game_pgn(game, viewer_id=request.user.pk),
         content_type="application/x-chess-pgn; charset=utf-8",
@@ -259,59 +228,6 @@ def game_pgn(request: AuthenticatedRequest, pk: int) -> HttpResponse:
 
 
 # ----------------------------------------------------------------------------- actions
-
-
-class ChatForm(forms.Form):
-    # The service checks the length again (after stripping), as every door must.
-    text = forms.CharField(max_length=2000, strip=False, label=gettext_lazy("Message"))
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def game_chat(request: AuthenticatedRequest, pk: int) -> HttpResponse:
-    """Write in the game's chat (the players' room for a player, else the spectators');
-    GET reads the rooms the viewer may read, as JSON (the page asks for the spectators'
-    room when the game ends: its players read it from then on)."""
-    if request.method == "GET":
-        return _chat_rooms(request, pk)
-    form = ChatForm(request.POST)
-    try:
-        if not form.is_valid():
-            raise errors.ChatMessageInvalid()
-        message = chat.post_message(
-            game_id=pk, author=request.user, text=form.cleaned_data["text"]
-        )
-    except errors.DomainError as error:
-        if isinstance(error, errors.GameNotFound) and not _wants_json(request):
-            raise Http404(error.message) from error
-        if _wants_json(request):
-            response = JsonResponse(
-                {"type": "error", **error.as_dict()}, status=error_status(error)
-            )
-            if isinstance(error, errors.ChatRateLimited):
-                response["Retry-After"] = str(error.details.get("retry_after", 1))
-            return response
-        messages.error(request, error.message)
-        return redirect("game_detail", pk=pk)
-    if _wants_json(request):
-        return JsonResponse({"type": "chat", **chat.message_state(message)})
-    return redirect(f"{reverse('game_detail', args=[pk])}#chat")
-
-
-def _chat_rooms(request: AuthenticatedRequest, pk: int) -> JsonResponse:
-    rooms = chat.messages_for(_game_or_404(pk), request.user)
-    return JsonResponse(
-        {
-            "type": "chat_rooms",
-            "rooms": {
-                room: [chat.message_state(line) for line in lines] for room, lines in rooms.items()
-            },
-        }
-    )
-
-
-def _wants_json(request: HttpRequest) -> bool:
-    return "application/json" in request.headers.get("Accept", "")
 
 
 def _act(
@@ -330,7 +246,7 @@ def _act(
     try:
         game = action()
     except errors.DomainError as error:
-        if _wants_json(request):
+        if wants_json(request):
             return JsonResponse({"type": "error", **error.as_dict()}, status=error_status(error))
         if isinstance(error, errors.GameNotFound):
             raise Http404(error.message) from error
@@ -338,7 +254,7 @@ def _act(
             return refused_page(error)
         messages.error(request, error.message)
         return redirect("game_detail", pk=pk)
-    if _wants_json(request):
+    if wants_json(request):
         # Moves after what the page says it has (``after``), so a page that missed
         # events while its socket was down catches up in the same answer.
         try:
@@ -366,7 +282,7 @@ def _form_error(request: HttpRequest, pk: int, form: forms.Form) -> HttpResponse
     """Refuse an invalid form, as JSON for the page's script or as a message and a
     redirect for a plain form post."""
     text = _form_error_text(form)
-    if _wants_json(request):
+    if wants_json(request):
         return JsonResponse(
             {"type": "error", "code": "invalid_form", "message": text, "fields": form.errors},
             status=400,
@@ -385,11 +301,11 @@ def game_move(request: AuthenticatedRequest, pk: int) -> HttpResponse:
 
     def refused_page(message: str, status: int) -> HttpResponse:
         return _game_page(
-            request, _game_or_404(pk), move_typed=typed, move_error=message, status=status
+            request, game_or_404(pk), move_typed=typed, move_error=message, status=status
         )
 
     if not form.is_valid():
-        if _wants_json(request):
+        if wants_json(request):
             return _form_error(request, pk, form)
         return refused_page(_form_error_text(form), 400)
     return _act(
@@ -483,7 +399,7 @@ def _bad_body(message: str) -> JsonResponse:
 
 
 def _conditional_answer(request: AuthenticatedRequest, pk: int) -> JsonResponse:
-    game = _game_or_404(pk)
+    game = game_or_404(pk)
     own = state.conditional_state(game, viewer_id=request.user.pk)
     if own is None and game.colour_of(request.user.pk) is None:
         error = errors.NotAPlayer()
