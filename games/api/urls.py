@@ -46,6 +46,7 @@ urlpatterns = [
     path("api/bot/account/upgrade", board.upgrade),
     path("api/user/<str:username>", users.public),
     path("game/export/<str:game_id>", games.export),
+    path("api/games/user/<str:username>", games.user_games),
     *_play("board"),
     *_play("bot"),
     # Anything else under /api/ is lichess's JSON 404, not the site's page.

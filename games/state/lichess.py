@@ -354,10 +354,20 @@ def game_info(
 
 
 def game_json(
-    game: Game, sans: Sequence[str] | None, people: People, *, pgn: str | None = None
+    game: Game,
+    sans: Sequence[str] | None,
+    people: People,
+    *,
+    pgn: str | None = None,
+    opening: bool = True,
+    last_fen: bool = False,
+    analysis: Sequence[dict[str, Any]] | None = None,
+    player_analysis: dict[str, dict[str, int]] | None = None,
 ) -> dict[str, Any]:
     """``GET /game/export/{id}`` as JSON: lichess's ``GameJson`` (the moves in SAN, as
-    lichess writes them there; none when ``sans`` is None)."""
+    lichess writes them there; none when ``sans`` is None). ``analysis`` and
+    ``player_analysis``: the engine's, as :mod:`games.state.lichess_analysis` exports
+    them; ``last_fen``: the position now (lichess's ``lastFen``)."""
     def player(side: Player) -> dict[str, Any]:
         light = people.light(side)
         shown: dict[str, Any] = {
@@ -385,12 +395,20 @@ def game_json(
         found["initialFen"] = game.initial_fen
     if game.winner_colour:
         found["winner"] = game.winner_colour
-    if game.opening_eco:
+    if player_analysis:
+        for colour, summary in player_analysis.items():
+            if summary:
+                found["players"][colour]["analysis"] = summary
+    if opening and game.opening_eco:
         found["opening"] = {"eco": game.opening_eco, "name": game.opening_name, "ply": 0}
     if sans is not None:
         found["moves"] = " ".join(sans)
     if pgn is not None:
         found["pgn"] = pgn
+    if analysis is not None:
+        found["analysis"] = list(analysis)
+    if last_fen:
+        found["lastFen"] = game.fen
     if game.days_per_move is not None:
         found["daysPerTurn"] = game.days_per_move
     return found
