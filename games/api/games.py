@@ -16,13 +16,14 @@ from django.http.response import HttpResponseBase
 from django.utils.translation import gettext as _
 
 from accounts import selectors as account_selectors
+from accounts.throttling import count_request
 from accounts.tokens import TokenUse
-from games import pgn_export
+from games import pgn_export, services
 from games.api import gate
 from games.api.gate import BadRequest, endpoint
 from games.api.streams import NDJSON, in_pool, ndjson
 from games.models import Game
-from games.state import lichess_exports, lichess_reads
+from games.state import lichess, lichess_exports, lichess_reads
 from games.state.lichess_exports import ExportOptions, UserGamesFilter
 
 PGN = "application/x-chess-pgn; charset=utf-8"
@@ -165,7 +166,8 @@ async def _user_games(
                 yield b"".join(ndjson(line) for line in lines)
             else:
                 texts = await in_pool(lichess_exports.pgn_texts)(page, options)
-                yield "".join(text + "\n" for text in texts).encode()
+                # Two blank lines between games, as lichess (and berserk's reader) has them.
+                yield "".join(text + "\n\n" for text in texts).encode()
             sent += len(page)
             last = page[-1]
             if len(page) < size:
@@ -197,3 +199,26 @@ def user_games(request: HttpRequest, token: TokenUse, username: str) -> HttpResp
     )
     response["X-Accel-Buffering"] = "no"
     return response
+
+
+# --------------------------------------------------------------------------- import
+
+
+@endpoint(methods=("POST",))
+def import_game(request: HttpRequest, token: TokenUse) -> JsonResponse:
+    """``POST /api/import``: ``pgn``, one finished game (at most ``API_MAX_BODY_BYTES``
+    in all, 413 beyond), stored as a game of no rating (:mod:`games.services.imports`);
+    ``API_IMPORTS_PER_HOUR`` per token. Answers ``{"id", "url"}``."""
+    fields = gate.fields(request)
+    allowance = count_request(
+        "api-import", str(token.token_id), limit=settings.API_IMPORTS_PER_HOUR, window=3600
+    )
+    if not allowance.allowed:
+        return gate.error(
+            _("Too many games imported: try again later."),
+            429,
+            Retry_After=str(allowance.retry_after),
+        )
+    imported = services.read_import(fields.get("pgn", ""))
+    game = services.import_game(importer=token.player, imported=imported)
+    return JsonResponse({"id": game.short_id, "url": lichess.game_url(game.short_id)})

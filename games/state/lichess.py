@@ -414,6 +414,57 @@ def game_json(
     return found
 
 
+def watched_game(
+    game: Game, people: People, *, last_move: str, now: dt.datetime | None = None
+) -> dict[str, Any]:
+    """``GET /api/stream/game/{id}``'s description of the game (lichess's first line of
+    "stream moves of a game", and its last once the game ends)."""
+    plies = game.next_move_number - 1
+    line: dict[str, Any] = {
+        "id": game.short_id,
+        "variant": _variant(game),
+        "speed": SPEED,
+        "perf": PERF,
+        "rated": game.rated,
+        "initialFen": game.start_fen,
+        "fen": game.fen,
+        "player": game.colour_to_move,
+        "turns": plies,
+        "startedAtTurn": 0,
+        "source": "friend",
+        "status": status(game),
+        "createdAt": millis(game.created_at),
+        "players": {
+            colour: {"user": {"name": side.username, "id": user_id(side.username)},
+                     "rating": people.light(side)["rating"]}
+            for colour, side in ((rules.WHITE, game.white), (rules.BLACK, game.black))
+        },
+    }
+    if last_move:
+        line["lastMove"] = last_move
+    if game.winner_colour:
+        line["winner"] = game.winner_colour
+    if game.days_per_move is not None:
+        line["daysPerTurn"] = game.days_per_move
+    return line
+
+
+def watched_position(
+    game: Game, fen: str, last_move: str | None, *, now: dt.datetime | None = None
+) -> dict[str, Any]:
+    """A position of "stream moves of a game": the board and the side to move (lichess
+    sends the FEN's first two fields), the move that led there (``lm``), and both clocks
+    in seconds as they stand now (``wc``, ``bc``: a correspondence game keeps none per
+    move)."""
+    now = now or timezone.now()
+    line: dict[str, Any] = {"fen": " ".join(fen.split(" ")[:2])}
+    if last_move:
+        line["lm"] = last_move
+    line["wc"] = side_millis(game, rules.WHITE, now) // 1000
+    line["bc"] = side_millis(game, rules.BLACK, now) // 1000
+    return line
+
+
 def chat_line(message: dict[str, Any]) -> dict[str, Any]:
     """A chat message (:func:`games.chat.message_state`) as the game stream's
     ``chatLine``: the players' room is lichess's ``player``, the spectators' its
