@@ -46,7 +46,7 @@ def read_pgn_game(text: str) -> ImportedGame:
     one, a variant, an illegal move, or no result (``*``)."""
     stream = io.StringIO(text)
     game = chess.pgn.read_game(stream)
-    if game is None or (not game.headers.get("White") and not any(game.mainline_moves())):
+    if game is None or (not game.errors and game.next() is None):
         raise PgnImportError("no game")
     if chess.pgn.read_game(stream) is not None:
         raise PgnImportError("more than one game")
