@@ -519,6 +519,10 @@ API_REQUESTS_PER_MINUTE = int(os.environ.get("API_REQUESTS_PER_MINUTE", "300"))
 API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", "16384"))
 API_STREAM_KEEPALIVE_SECONDS = float(os.environ.get("API_STREAM_KEEPALIVE_SECONDS", "6"))
 API_STREAMS_PER_TOKEN = int(os.environ.get("API_STREAMS_PER_TOKEN", "16"))
+# The export of a player's games is read and sent this many games at a time; POST
+# /api/import takes this many games per token an hour (lichess: 200).
+API_EXPORT_PAGE_GAMES = int(os.environ.get("API_EXPORT_PAGE_GAMES", "50"))
+API_IMPORTS_PER_HOUR = int(os.environ.get("API_IMPORTS_PER_HOUR", "200"))
 
 # Live sockets one login session, and one address, may hold open in one process
 # (accounts/socket_limits.py): a player with ten game pages open holds about twenty; an

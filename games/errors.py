@@ -326,3 +326,10 @@ class AnalysisRateLimited(DomainError):
 class NoteInvalid(DomainError):
     code = "note_invalid"
     default_message = _("A note has at most 5000 characters.")
+
+
+class InvalidImport(DomainError):
+    """PGN text that cannot be imported; the message says why."""
+
+    code = "invalid_import"
+    default_message = _("That PGN cannot be imported.")

@@ -38,7 +38,7 @@ from accounts.tokens import TokenUse
 from games import selectors
 from games.api import gate
 from games.api.seats import BOARD, BOT, game_for
-from games.events import game_players_group, player_group
+from games.events import game_group, game_players_group, player_group
 from games.models import Game
 from games.state import lichess, lichess_reads
 
@@ -347,3 +347,74 @@ async def board_game(request: HttpRequest, token: TokenUse, game_id: str) -> Htt
 async def bot_game(request: HttpRequest, token: TokenUse, game_id: str) -> HttpResponseBase:
     """``GET /api/bot/game/stream/{id}``: as the Board API's, for a bot."""
     return await _game_stream(request, token, game_id, BOT)
+
+
+# --------------------------------------------------------------------------- watchers
+
+
+class WatchedGame:
+    """A watcher's stream of one game (lichess's "stream moves of a game"): how many
+    moves it has sent, so that each event adds only the new ones."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.sent = 0
+        self.version = -1
+
+    def description(self) -> dict[str, Any]:
+        game = self.game
+        last = lichess_reads.last_moves([game]).get(game.pk, "")
+        people = lichess_reads.people([game.white, game.black])
+        return lichess.watched_game(game, people, last_move=last)
+
+    def opening(self) -> list[dict[str, Any]]:
+        """The description; for a game in progress, its start and each position since."""
+        self.game = selectors.game(self.game.pk)
+        self.version = self.game.version
+        lines = [self.description()]
+        if self.game.is_active:
+            lines.append(lichess.watched_position(self.game, self.game.start_fen, None))
+            lines += self.news()
+        return lines
+
+    def news(self) -> list[dict[str, Any]]:
+        """A line per move played since the last sent; the description again once the
+        game has ended (lichess's last line)."""
+        game = self.game
+        positions = lichess_reads.positions_after(game, after=self.sent)
+        self.sent += len(positions)
+        lines = [lichess.watched_position(game, fen, uci) for uci, fen in positions]
+        if not game.is_active:
+            lines.append(self.description())
+        return lines
+
+    def changed(self) -> list[dict[str, Any]]:
+        game = selectors.game(self.game.pk)
+        if game.version <= self.version and game.is_active == self.game.is_active:
+            return []
+        self.game, self.version = game, game.version
+        return self.news()
+
+
+@gate.stream_endpoint()
+async def watch_game(request: HttpRequest, token: TokenUse, game_id: str) -> HttpResponseBase:
+    """``GET /api/stream/game/{id}``: the game's description, then its positions (the
+    start and each move since, then each new move), and the description again when it
+    ends, which closes the stream; a finished game's description alone. Any token: every
+    game is public here, and no engine data is in it."""
+    found = await in_pool(lichess_reads.any_game)(game_id)
+    watched = WatchedGame(found)
+
+    async def opening() -> tuple[list[dict[str, Any]], bool]:
+        lines = await in_pool(watched.opening)()
+        return lines, not watched.game.is_active
+
+    async def handle(message: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
+        if message.get("type") != "game.event" or message.get("version", 0) <= watched.version:
+            return [], False
+        lines = await in_pool(watched.changed)()
+        return lines, not watched.game.is_active
+
+    return _respond(
+        token, [game_group(found.pk), account_group(token.player.pk)], opening, handle
+    )

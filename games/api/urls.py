@@ -46,6 +46,9 @@ urlpatterns = [
     path("api/bot/account/upgrade", board.upgrade),
     path("api/user/<str:username>", users.public),
     path("game/export/<str:game_id>", games.export),
+    path("api/games/user/<str:username>", games.user_games),
+    path("api/import", games.import_game),
+    path("api/stream/game/<str:game_id>", streams.watch_game),  # type: ignore[arg-type]
     *_play("board"),
     *_play("bot"),
     # Anything else under /api/ is lichess's JSON 404, not the site's page.

@@ -181,6 +181,17 @@ class Game(models.Model):
         "TournamentGroup", null=True, blank=True, on_delete=models.PROTECT, related_name="games"
     )
     tournament_round = models.PositiveSmallIntegerField(null=True, blank=True)
+    # A game imported from PGN (the lichess API's POST /api/import): who imported it. It
+    # was not played here, counts in no rating, and may have no player who is the
+    # importer (docs/protocols/lichess.md, "Imported games").
+    imported_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("imported by"),
+    )
 
     objects = GameQuerySet.as_manager()
 

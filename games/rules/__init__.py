@@ -9,6 +9,7 @@ One module per role: :mod:`.positions`, :mod:`.moves` (reading move text),
 (PGN). Callers use this package's names (``from games import rules``; ``rules.play``).
 """
 
+from games.rules.imports import ImportedGame, PgnImportError, read_pgn_game
 from games.rules.moves import (
     AmbiguousMoveError,
     IllegalMoveError,
@@ -63,10 +64,12 @@ __all__ = [
     "AmbiguousMoveError",
     "DiagramSquare",
     "IllegalMoveError",
+    "ImportedGame",
     "InvalidPositionError",
     "LineMoveError",
     "MoveTextError",
     "Outcome",
+    "PgnImportError",
     "PlayedMove",
     "Termination",
     "automatic_outcome",
@@ -88,6 +91,7 @@ __all__ = [
     "plies_played_by",
     "position_key",
     "read_line",
+    "read_pgn_game",
     "replay",
     "starting_position",
     "timeout_outcome",

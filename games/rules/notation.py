@@ -21,13 +21,14 @@ def pgn(
     start_fen: str = STARTING_FEN,
     annotations: Sequence[tuple[str | None, int | None]] = (),
     game_comment: str | None = None,
+    with_tags: bool = True,
 ) -> str:
     """The game as PGN text with the given tags, built by python-chess from the UCI moves
     played from ``start_fen`` (a FEN tag is added when it is not the standard one).
 
     ``annotations``: for the first moves, a comment (``[%eval 0.25]``) and a numeric
     annotation glyph (``4`` is ``??``) each, or None; ``game_comment`` goes before the
-    first move."""
+    first move. ``with_tags`` False: the moves alone (lichess's ``tags=false``)."""
     game = chess.pgn.Game()
     if start_fen != STARTING_FEN:
         game.setup(start_fen)
@@ -49,7 +50,7 @@ def pgn(
     if termination_comment:
         node.comment = " ".join(filter(None, [node.comment, termination_comment]))
     out = io.StringIO()
-    exporter = chess.pgn.FileExporter(out)
+    exporter = chess.pgn.FileExporter(out, headers=with_tags)
     game.accept(exporter)
     return out.getvalue().strip() + "\n"
 

@@ -24,6 +24,7 @@ CorresAlarm:
 - :mod:`~games.services.tournament_withdrawals`: leaving a tournament being played;
 - :mod:`~games.services.bots`: accounts upgraded to bots (the lichess API);
 - :mod:`~games.services.analysis`: the engine's analyses and positions, asked and recorded;
+- :mod:`~games.services.imports`: games imported from PGN;
 - :mod:`~games.services.notes`: a player's private notes on their games;
 - :mod:`~games.services.guards`: the checks every service makes first.
 """
@@ -54,6 +55,7 @@ from games.services.draws import (
     offer_draw,
     offer_or_accept_draw,
 )
+from games.services.imports import import_game, read_import
 from games.services.moves import make_move, preview_move
 from games.services.notes import save_note
 from games.services.resignations import abandon_games, abort, leave_gateway_game, resign
@@ -100,6 +102,7 @@ __all__ = [
     "expire_game",
     "fail_analysis",
     "finish_analysis",
+    "import_game",
     "join_tournament",
     "leave_gateway_game",
     "leave_tournament",
@@ -109,6 +112,7 @@ __all__ = [
     "offer_or_accept_draw",
     "preview_move",
     "purge_idle_guests",
+    "read_import",
     "record_evaluations",
     "record_position_evaluation",
     "request_analysis",

@@ -354,10 +354,20 @@ def game_info(
 
 
 def game_json(
-    game: Game, sans: Sequence[str] | None, people: People, *, pgn: str | None = None
+    game: Game,
+    sans: Sequence[str] | None,
+    people: People,
+    *,
+    pgn: str | None = None,
+    opening: bool = True,
+    last_fen: bool = False,
+    analysis: Sequence[dict[str, Any]] | None = None,
+    player_analysis: dict[str, dict[str, int]] | None = None,
 ) -> dict[str, Any]:
     """``GET /game/export/{id}`` as JSON: lichess's ``GameJson`` (the moves in SAN, as
-    lichess writes them there; none when ``sans`` is None)."""
+    lichess writes them there; none when ``sans`` is None). ``analysis`` and
+    ``player_analysis``: the engine's, as :mod:`games.state.lichess_analysis` exports
+    them; ``last_fen``: the position now (lichess's ``lastFen``)."""
     def player(side: Player) -> dict[str, Any]:
         light = people.light(side)
         shown: dict[str, Any] = {
@@ -385,15 +395,74 @@ def game_json(
         found["initialFen"] = game.initial_fen
     if game.winner_colour:
         found["winner"] = game.winner_colour
-    if game.opening_eco:
+    if player_analysis:
+        for colour, summary in player_analysis.items():
+            if summary:
+                found["players"][colour]["analysis"] = summary
+    if opening and game.opening_eco:
         found["opening"] = {"eco": game.opening_eco, "name": game.opening_name, "ply": 0}
     if sans is not None:
         found["moves"] = " ".join(sans)
     if pgn is not None:
         found["pgn"] = pgn
+    if analysis is not None:
+        found["analysis"] = list(analysis)
+    if last_fen:
+        found["lastFen"] = game.fen
     if game.days_per_move is not None:
         found["daysPerTurn"] = game.days_per_move
     return found
+
+
+def watched_game(
+    game: Game, people: People, *, last_move: str, now: dt.datetime | None = None
+) -> dict[str, Any]:
+    """``GET /api/stream/game/{id}``'s description of the game (lichess's first line of
+    "stream moves of a game", and its last once the game ends)."""
+    plies = game.next_move_number - 1
+    line: dict[str, Any] = {
+        "id": game.short_id,
+        "variant": _variant(game),
+        "speed": SPEED,
+        "perf": PERF,
+        "rated": game.rated,
+        "initialFen": game.start_fen,
+        "fen": game.fen,
+        "player": game.colour_to_move,
+        "turns": plies,
+        "startedAtTurn": 0,
+        "source": "friend",
+        "status": status(game),
+        "createdAt": millis(game.created_at),
+        "players": {
+            colour: {"user": {"name": side.username, "id": user_id(side.username)},
+                     "rating": people.light(side)["rating"]}
+            for colour, side in ((rules.WHITE, game.white), (rules.BLACK, game.black))
+        },
+    }
+    if last_move:
+        line["lastMove"] = last_move
+    if game.winner_colour:
+        line["winner"] = game.winner_colour
+    if game.days_per_move is not None:
+        line["daysPerTurn"] = game.days_per_move
+    return line
+
+
+def watched_position(
+    game: Game, fen: str, last_move: str | None, *, now: dt.datetime | None = None
+) -> dict[str, Any]:
+    """A position of "stream moves of a game": the board and the side to move (lichess
+    sends the FEN's first two fields), the move that led there (``lm``), and both clocks
+    in seconds as they stand now (``wc``, ``bc``: a correspondence game keeps none per
+    move)."""
+    now = now or timezone.now()
+    line: dict[str, Any] = {"fen": " ".join(fen.split(" ")[:2])}
+    if last_move:
+        line["lm"] = last_move
+    line["wc"] = side_millis(game, rules.WHITE, now) // 1000
+    line["bc"] = side_millis(game, rules.BLACK, now) // 1000
+    return line
 
 
 def chat_line(message: dict[str, Any]) -> dict[str, Any]:

@@ -62,6 +62,16 @@ def moves_uci(game: Game, *, after: int = 0) -> list[str]:
     )
 
 
+def positions_after(game: Game, *, after: int = 0) -> list[tuple[str, str]]:
+    """The moves of ``game`` after half-move ``after`` as (UCI, FEN after it), up to its
+    last as ``game`` holds it (one query)."""
+    return list(
+        selectors.moves(game.pk, after=after, until=game.next_move_number - 1).values_list(
+            "uci", "fen_after"
+        )
+    )
+
+
 def last_moves(games: Iterable[Game]) -> dict[int, str]:
     """The last move in UCI of each of ``games`` that has one (one query, through the
     (game, number) index)."""

@@ -4,6 +4,7 @@ The archive's file of many games is streamed by :mod:`games.pgn_export` with the
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from accounts import selectors as account_selectors
 from games import clock, rules
@@ -17,30 +18,55 @@ from ranking import selectors as ranking_selectors
 UNRATED_PLAYER = "-"
 
 
-def game_pgn(game: Game, *, viewer_id: int | None = None) -> str:
+def game_pgn(
+    game: Game, *, viewer_id: int | None = None, options: PgnOptions | None = None
+) -> str:
     """The whole game as PGN with the standard tags (Event, Site, Date, White, Black, …);
     once its computer analysis is done, each move's evaluation (``[%eval …]``) and marks
     (NAGs, lichess's ``?!``, ``?``, ``??``); for a player of the game (``viewer_id``), their
-    private note as the comment before the first move."""
-    return _pgn(
+    private note as the comment before the first move. ``options``: what an export leaves
+    out (the lichess API's flags); everything by default."""
+    options = options or PgnOptions()
+    return pgn_of(
         game,
         moves_of(game).values_list("uci", flat=True),
-        annotations=pgn_annotations(game) or (),
+        annotations=(pgn_annotations(game) or ()) if options.evals else (),
         game_comment=note_of(game, viewer_id) or None,
+        options=options,
     )
 
 
-def _pgn(
+@dataclass(frozen=True)
+class PgnOptions:
+    """What a PGN export writes (the lichess API's ``tags``, ``moves``, ``evals``,
+    ``opening``)."""
+
+    tags: bool = True
+    moves: bool = True
+    evals: bool = True
+    opening: bool = True
+
+
+def pgn_of(
     game: Game,
     ucis: Iterable[str],
     *,
     annotations: Sequence[tuple[str | None, int | None]] = (),
     game_comment: str | None = None,
+    elos: tuple[str, str] | None = None,
+    options: PgnOptions | None = None,
 ) -> str:
-    headers, comment = pgn_tags(game, elos=pgn_elos([game])[game.pk])
+    """``game``'s PGN from its moves ``ucis`` and the ``annotations`` after them (one
+    game's file here, many in the lichess API's export of a player's games)."""
+    options = options or PgnOptions()
+    headers, comment = pgn_tags(game, elos=elos if elos is not None else pgn_elos([game])[game.pk])
+    if not options.opening:
+        headers.pop("Opening", None)
     return rules.pgn(
-        headers, ucis, result=game.result, termination_comment=comment,
+        headers, ucis if options.moves else (), result=game.result,
+        termination_comment=comment if options.moves else None,
         start_fen=game.start_fen, annotations=annotations, game_comment=game_comment,
+        with_tags=options.tags,
     )
 
 
