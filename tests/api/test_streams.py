@@ -308,7 +308,11 @@ async def test_streams_closed_by_their_clients_give_back_everything_they_held(al
     groups_before, channels_before = _memberships(layer), _channels(layer)
 
     for cycle in range(200):
-        path = "/api/stream/event" if cycle % 2 else f"/api/board/game/stream/{game.short_id}"
+        path = (
+            "/api/stream/event",
+            f"/api/board/game/stream/{game.short_id}",
+            f"/api/stream/game/{game.short_id}",
+        )[cycle % 3]
         stream = await Stream(path, text).open()
         assert stream.status == 200
         await stream.line()
