@@ -204,6 +204,9 @@ class InvalidTimeControl(DomainError):
     default_message = _("The time control must be 1, 2, 3, 5, 7, 10 or 14 days per move, or none.")
 
 
+BOTH_CLOCKS_MESSAGE = _("Choose days per move or a Fischer clock, not both.")
+
+
 class AlreadyOnVacation(DomainError):
     code = "already_on_vacation"
     default_message = _("You are already on vacation.")

@@ -25,7 +25,8 @@ class TournamentForm(forms.ModelForm):
     class Meta:
         model = Tournament
         fields = (
-            "name", "description", "kind", "cycles", "days_per_move", "rated", "min_rating",
+            "name", "description", "kind", "cycles", "days_per_move", "fischer_base_days",
+            "fischer_increment_days", "fischer_cap_days", "rated", "min_rating",
             "max_rating", "min_players", "max_players", "group_size", "advance",
             "registration_closes_at", "starts_at",
         )
@@ -67,7 +68,16 @@ class TournamentAdmin(admin.ModelAdmin):
     actions = ("start_now", "call_off")
     fieldsets = (
         (None, {"fields": ("name", "description", "kind", "cycles", "group_size", "advance")}),
-        (_("Games"), {"fields": ("days_per_move", "rated")}),
+        (_("Games"), {
+            "fields": ("days_per_move", "rated"),
+        }),
+        (_("Or a Fischer clock instead of days per move"), {
+            "fields": ("fischer_base_days", "fischer_increment_days", "fischer_cap_days"),
+            "description": _(
+                "Each player's bank starts with the base; every move adds the increment, "
+                "up to the cap. Leave days per move empty to use it."
+            ),
+        }),
         (_("Players"), {"fields": ("min_rating", "max_rating", "min_players", "max_players")}),
         (_("Dates"), {"fields": ("registration_closes_at", "starts_at")}),
         (_("State"), {"fields": readonly_fields}),
