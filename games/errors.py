@@ -70,6 +70,13 @@ class GameInProgress(DomainError):
     default_message = _("The game is still in progress.")
 
 
+class TournamentGameKept(DomainError):
+    code = "tournament_game_kept"
+    default_message = _(
+        "A tournament's game is part of its event's tables and is not deleted."
+    )
+
+
 class DrawOfferPending(DomainError):
     code = "draw_offer_pending"
     default_message = _("A draw offer is pending: it must be answered first.")
