@@ -28,6 +28,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.admin_mixins import ReadOnlyAdminMixin
 from games import (
     chat,
+    errors,
     integrity,
     services,
     state,
@@ -123,9 +124,27 @@ class GameAdmin(admin.ModelAdmin):
         return False
 
     def has_delete_permission(self, request: HttpRequest, obj: Game | None = None) -> bool:
-        if obj is not None and obj.is_active:
+        if obj is not None and (obj.is_active or obj.tournament_id is not None):
             return False
         return super().has_delete_permission(request, obj)
+
+    def delete_view(
+        self, request: HttpRequest, object_id: str, extra_context: dict | None = None
+    ) -> HttpResponse:
+        # Refused before Django's confirmation page, with the reason, rather than a bare
+        # "permission denied": a game in progress, or any game of a tournament.
+        found = Game.objects.filter(pk=object_id).values("status", "tournament_id").first()
+        if found is not None and (
+            found["status"] == Game.Status.ACTIVE or found["tournament_id"] is not None
+        ):
+            refusal = (
+                errors.TournamentGameKept()
+                if found["tournament_id"] is not None
+                else errors.GameInProgress()
+            )
+            messages.error(request, refusal.message)
+            return HttpResponseRedirect(reverse("admin:games_game_change", args=[object_id]))
+        return super().delete_view(request, object_id, extra_context)
 
     def delete_model(self, request: HttpRequest, obj: Game) -> None:
         # Through the service layer like every other change to games; it refuses a game

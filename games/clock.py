@@ -1,9 +1,14 @@
-"""Correspondence time control: days per move, and the deadline that follows from it.
+"""Correspondence time controls, and the deadline that follows from them.
 
-A game with a time control gives the player it waits for a number of days from the last
-move (or the start) to make the next one; the deadline is stored on the game, in UTC,
-so that finding the games whose time has run out is one indexed query. Pure functions,
-no database.
+Two kinds: days per move (the player the game waits for has that many days from the last
+move, or the start, to make the next one) and a Fischer clock (each player has a bank of
+time, base days at the start; the bank of the side to move runs down, and after a move
+the mover's bank gets the increment, capped). Either way the deadline of the player the
+game waits for is stored on the game, in UTC ("now + bank" for a Fischer clock), so that
+finding the games whose time has run out is one indexed query, the sweep, vacations and
+the warnings treat both kinds alike, and the side not on the clock keeps its bank as a
+duration. Pure functions, no database: the one place of the clocks' arithmetic, for the
+services that write and the read model that shows.
 """
 
 from __future__ import annotations
@@ -83,6 +88,123 @@ def left_text(left: dt.timedelta) -> str:
     if hours:
         return gettext("%(hours)dh %(minutes)dm left") % {"hours": hours, "minutes": minutes}
     return gettext("%(minutes)dm left") % {"minutes": minutes}
+
+
+# --------------------------------------------------------------------------- Fischer
+
+# The bounds of a Fischer clock's days: ICCF's and SchemingMind's events stay well inside.
+FISCHER_MAX_BASE_DAYS = 365
+FISCHER_MAX_INCREMENT_DAYS = 30
+FISCHER_MAX_CAP_DAYS = 365
+DAY = dt.timedelta(days=1)
+
+
+@dataclass(frozen=True)
+class Fischer:
+    """A Fischer clock: ``base_days`` in each bank at the start, ``increment_days`` added
+    to the mover's bank after each move, never past ``cap_days``."""
+
+    base_days: int
+    increment_days: int
+    cap_days: int
+
+    @property
+    def base(self) -> dt.timedelta:
+        return self.base_days * DAY
+
+    @property
+    def increment(self) -> dt.timedelta:
+        return self.increment_days * DAY
+
+    @property
+    def cap(self) -> dt.timedelta:
+        return self.cap_days * DAY
+
+    def bank_after_move(self, left: dt.timedelta) -> dt.timedelta:
+        """The mover's bank after a move made with ``left`` on it: the increment added,
+        capped (a bank already past the cap, which cannot happen, comes down to it)."""
+        return min(max(dt.timedelta(0), left) + self.increment, self.cap)
+
+
+def fischer_problem(base_days: object, increment_days: object, cap_days: object) -> str | None:
+    """Why these numbers make no Fischer clock (a sentence in the active language), or
+    ``None`` when they make one. Whole days only: a bool, a float or a text is refused."""
+    values = {"base": base_days, "increment": increment_days, "cap": cap_days}
+    if any(type(value) is not int for value in values.values()):
+        return gettext("The Fischer clock's base, increment and cap must be whole days.")
+    assert isinstance(base_days, int) and isinstance(increment_days, int)
+    assert isinstance(cap_days, int)
+    if not 1 <= base_days <= FISCHER_MAX_BASE_DAYS:
+        return gettext("The Fischer clock's base must be 1 to %(max)d days.") % {
+            "max": FISCHER_MAX_BASE_DAYS
+        }
+    if not 0 <= increment_days <= FISCHER_MAX_INCREMENT_DAYS:
+        return gettext("The Fischer clock's increment must be 0 to %(max)d days.") % {
+            "max": FISCHER_MAX_INCREMENT_DAYS
+        }
+    if not base_days <= cap_days <= FISCHER_MAX_CAP_DAYS:
+        return gettext(
+            "The Fischer clock's cap must be at least its base and at most %(max)d days."
+        ) % {"max": FISCHER_MAX_CAP_DAYS}
+    return None
+
+
+def fischer_label(fischer: Fischer) -> str:
+    """``30 days + 1 per move (max 40)``, in the active language."""
+    return gettext(
+        "%(base)d days + %(increment)d per move (max %(cap)d)"
+    ) % {"base": fischer.base_days, "increment": fischer.increment_days, "cap": fischer.cap_days}
+
+
+def pgn_fischer_time_control(fischer: Fischer) -> str:
+    """The PGN ``TimeControl`` tag of a Fischer clock: ``2592000+86400``, base+increment
+    in seconds (PGN standard 9.6.1; the cap has no place in it)."""
+    return f"{fischer.base_days * 86_400}+{fischer.increment_days * 86_400}"
+
+
+def left_on_deadline(
+    deadline: dt.datetime, paused_at: dt.datetime | None, now: dt.datetime
+) -> dt.timedelta:
+    """What a running clock (or one standing still since ``paused_at``) has left before
+    ``deadline``; never below zero."""
+    return max(dt.timedelta(0), deadline - (paused_at or now))
+
+
+class _Banked(Protocol):
+    @property
+    def is_active(self) -> bool: ...
+    @property
+    def deadline(self) -> dt.datetime | None: ...
+    @property
+    def paused_at(self) -> dt.datetime | None: ...
+    @property
+    def time_left(self) -> dt.timedelta | None: ...
+    @property
+    def colour_on_clock(self) -> str: ...
+    @property
+    def colour_to_move(self) -> str: ...
+    @property
+    def fischer(self) -> Fischer | None: ...
+    @property
+    def white_bank(self) -> dt.timedelta | None: ...
+    @property
+    def black_bank(self) -> dt.timedelta | None: ...
+
+
+def bank_of(game: _Banked, colour: str, now: dt.datetime) -> dt.timedelta | None:
+    """What ``colour`` has in its Fischer bank at ``now`` (``None`` without a Fischer
+    clock): the side on the clock what is left before its deadline (standing still on
+    vacation); the offerer of a draw waiting for the answer what it had when it offered;
+    the other side its stored bank. A finished game shows the banks as they stood."""
+    if game.fischer is None:
+        return None
+    if game.is_active and game.deadline is not None:
+        if colour == game.colour_on_clock:
+            return left_on_deadline(game.deadline, game.paused_at, now)
+        if game.time_left is not None and colour == game.colour_to_move:
+            return game.time_left
+    stored = game.white_bank if colour == rules.WHITE else game.black_bank
+    return stored if stored is not None else game.fischer.base
 
 
 # --------------------------------------------------------------------------- running out

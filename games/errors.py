@@ -70,6 +70,13 @@ class GameInProgress(DomainError):
     default_message = _("The game is still in progress.")
 
 
+class TournamentGameKept(DomainError):
+    code = "tournament_game_kept"
+    default_message = _(
+        "A tournament's game is part of its event's tables and is not deleted."
+    )
+
+
 class DrawOfferPending(DomainError):
     code = "draw_offer_pending"
     default_message = _("A draw offer is pending: it must be answered first.")
@@ -202,6 +209,9 @@ class BotUpgradeRefused(DomainError):
 class InvalidTimeControl(DomainError):
     code = "invalid_time_control"
     default_message = _("The time control must be 1, 2, 3, 5, 7, 10 or 14 days per move, or none.")
+
+
+BOTH_CLOCKS_MESSAGE = _("Choose days per move or a Fischer clock, not both.")
 
 
 class AlreadyOnVacation(DomainError):

@@ -16,7 +16,14 @@ from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseRedirect,
+    JsonResponse,
+    QueryDict,
+)
 from django.shortcuts import redirect, render
 from django.utils.functional import Promise
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -45,6 +52,8 @@ PROFILE_RECENT_GAMES = 15
 CHALLENGE_TYPED_KEY = "challenge_typed"
 # The time control chosen in a refused challenge: the form comes back with it.
 CHALLENGE_DAYS_KEY = "challenge_days"
+# The time-control select's value that asks for a Fischer clock (its days in three fields).
+FISCHER_CHOICE = "fischer"
 
 
 @dataclass(frozen=True)
@@ -100,6 +109,11 @@ def dashboard(request: AuthenticatedRequest) -> HttpResponse:
         return render(request, "lobby/_dashboard_live.html", context)
     context["challenge_typed"] = request.session.pop(CHALLENGE_TYPED_KEY, "")
     context["challenge_days"] = request.session.pop(CHALLENGE_DAYS_KEY, "")
+    context["fischer_max"] = {
+        "base": clock.FISCHER_MAX_BASE_DAYS,
+        "increment": clock.FISCHER_MAX_INCREMENT_DAYS,
+        "cap": clock.FISCHER_MAX_CAP_DAYS,
+    }
     context["my_tournaments"] = state.tournaments.current_entries_of(request.user)
     return render(request, "lobby/dashboard.html", context)
 
@@ -184,19 +198,25 @@ def challenge_create(request: AuthenticatedRequest) -> HttpResponse:
     username = request.POST.get("username", "").strip()[:USERNAME_MAX_LENGTH]
     # Kept as sent only if it is one of the choices offered, for the form to select it.
     chosen = str(request.POST.get("days_per_move", "")).strip()
-    if chosen not in {value for value, _label, _offered in clock.time_control_choices()}:
+    offered = {value for value, _label, _offered in clock.time_control_choices()}
+    if chosen not in offered | {FISCHER_CHOICE}:
         chosen = ""
     if not username:
         messages.error(request, _("Type the user name of the player to challenge."))
         request.session[CHALLENGE_DAYS_KEY] = chosen
         return _back(request)
     try:
-        days = _days_per_move(request.POST.get("days_per_move", ""))
+        fischer = None
+        if chosen == FISCHER_CHOICE:
+            days, fischer = None, _fischer(request.POST)
+        else:
+            days = _days_per_move(request.POST.get("days_per_move", ""))
         opponent = account_selectors.active_player(username)
         services.challenge(
             challenger=request.user,
             challenged=opponent,
             days_per_move=days,
+            fischer=fischer,
             colour=request.POST.get("colour", "") or "acceptor",
         )
     except errors.DomainError as exc:
@@ -219,6 +239,21 @@ def challenge_create(request: AuthenticatedRequest) -> HttpResponse:
             }
         messages.success(request, sent)
     return _back(request)
+
+
+def _fischer(form: QueryDict) -> clock.Fischer:
+    """The form's Fischer clock, from ``fischer_base_days``, ``fischer_increment_days``
+    and ``fischer_cap_days``: whole numbers of days (the service says whether they make
+    a clock)."""
+    numbers = []
+    for name in ("fischer_base_days", "fischer_increment_days", "fischer_cap_days"):
+        text = str(form.get(name, "")).strip()
+        if not (text.isascii() and text.isdigit() and len(text) <= 4):
+            raise errors.InvalidTimeControl(
+                _("The Fischer clock's base, increment and cap must be whole days.")
+            )
+        numbers.append(int(text))
+    return clock.Fischer(*numbers)
 
 
 def _days_per_move(text: str) -> int | None:

@@ -10,22 +10,38 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import Count, QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import reverse
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts.admin_mixins import ReadOnlyAdminMixin
 from ajedrez.core.errors import DomainError
-from games import services
+from games import clock, services
 from games.models import Tournament, TournamentEntry
 from games.services.tournaments import check_settings
 
 
 class TournamentForm(forms.ModelForm):
+    # Bounded here so that every database says the same of a number out of range.
+    fischer_base_days = forms.IntegerField(
+        label=_("Fischer base (days)"), required=False, min_value=1,
+        max_value=clock.FISCHER_MAX_BASE_DAYS,
+    )
+    fischer_increment_days = forms.IntegerField(
+        label=_("Fischer increment (days per move)"), required=False, min_value=0,
+        max_value=clock.FISCHER_MAX_INCREMENT_DAYS,
+    )
+    fischer_cap_days = forms.IntegerField(
+        label=_("Fischer cap (days)"), required=False, min_value=1,
+        max_value=clock.FISCHER_MAX_CAP_DAYS,
+    )
+
     class Meta:
         model = Tournament
         fields = (
-            "name", "description", "kind", "cycles", "days_per_move", "rated", "min_rating",
+            "name", "description", "kind", "cycles", "days_per_move", "fischer_base_days",
+            "fischer_increment_days", "fischer_cap_days", "rated", "min_rating",
             "max_rating", "min_players", "max_players", "group_size", "advance",
             "registration_closes_at", "starts_at",
         )
@@ -67,7 +83,16 @@ class TournamentAdmin(admin.ModelAdmin):
     actions = ("start_now", "call_off")
     fieldsets = (
         (None, {"fields": ("name", "description", "kind", "cycles", "group_size", "advance")}),
-        (_("Games"), {"fields": ("days_per_move", "rated")}),
+        (_("Games"), {
+            "fields": ("days_per_move", "rated"),
+        }),
+        (_("Or a Fischer clock instead of days per move"), {
+            "fields": ("fischer_base_days", "fischer_increment_days", "fischer_cap_days"),
+            "description": _(
+                "Each player's bank starts with the base; every move adds the increment, "
+                "up to the cap. Leave days per move empty to use it."
+            ),
+        }),
         (_("Players"), {"fields": ("min_rating", "max_rating", "min_players", "max_players")}),
         (_("Dates"), {"fields": ("registration_closes_at", "starts_at")}),
         (_("State"), {"fields": readonly_fields}),
@@ -91,6 +116,19 @@ class TournamentAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         # Called off, never deleted: its players were told about it.
         return False
+
+    def delete_view(
+        self, request: HttpRequest, object_id: str, extra_context: dict | None = None
+    ) -> HttpResponse:
+        # Said in words rather than a bare "permission denied", with what to do instead.
+        messages.error(
+            request,
+            gettext(
+                "An event is never deleted, least of all one with games: its players were "
+                "told of it. Call it off instead."
+            ),
+        )
+        return HttpResponseRedirect(reverse("admin:games_tournament_changelist"))
 
     def save_model(self, request: HttpRequest, obj: Tournament, form: Any, change: bool) -> None:
         services.save_tournament(tournament=obj, by=request.user)  # type: ignore[arg-type]

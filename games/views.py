@@ -192,6 +192,7 @@ def _game_page(
             "clock": data["game"]["clock"],
             "bots": account_selectors.bots_among([game.white_id, game.black_id]),
             "clock_player": data["game"].get(data["game"]["clock"]["colour"] or "", ""),
+            "banks_of": [(colour, data["game"][colour]) for colour in ("white", "black")],
         },
         status=status,
     )

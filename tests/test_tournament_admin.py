@@ -3,9 +3,12 @@ not fit, started now, called off, and a player removed."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 from django.urls import reverse
 
+from games import errors, services
 from games.models import Game, Tournament, TournamentEntry
 from tests.games.tournaments import join_all, make_event, make_players
 from tests.test_admin import _action, _messages, admin_client, admin_user  # noqa: F401
@@ -99,4 +102,81 @@ def test_the_administrator_removes_a_player_whose_games_are_forfeited(
     assert entry.withdrawn_at is not None and entry.withdrawn_by == admin_user
     assert not Game.objects.of_player(players[0], status=Game.Status.ACTIVE).exists()
     delete = reverse("admin:games_tournament_delete", args=[event.pk])
-    assert admin_client.get(delete).status_code == 403
+    # Refused, with the reason (test_the_admin_refuses_to_delete_an_event_and_says_why).
+    assert admin_client.get(delete).status_code == 302
+    assert Tournament.objects.filter(pk=event.pk).exists()
+
+
+# --------------------------------------------------------------------------- Fischer clocks
+
+FISCHER = {"days_per_move": "", "fischer_base_days": "30", "fischer_increment_days": "1",
+           "fischer_cap_days": "40"}
+
+
+def test_the_administrator_creates_an_event_with_a_fischer_clock_and_its_games_carry_it(
+    admin_client, make_player  # noqa: F811
+):
+    admin_client.post(ADD, _form(**FISCHER, max_players="4", min_players="3"), follow=True)
+    event = Tournament.objects.get()
+    assert (event.days_per_move, event.time_control_label) == (
+        None, "30 days + 1 per move (max 40)"
+    )
+    join_all(event, make_players(make_player, 4))
+    _action(admin_client, TOURNAMENTS, "start_now", [event.pk])
+    games = Game.objects.filter(tournament=event)
+    assert games.count() == 6
+    assert {(g.fischer_base_days, g.fischer_increment_days, g.fischer_cap_days, g.white_bank)
+            for g in games} == {(30, 1, 40, dt.timedelta(days=30))}
+
+
+@pytest.mark.parametrize(
+    ("fields", "says"),
+    [
+        ({"fischer_base_days": "0"}, "greater than or equal to 1"),
+        ({"fischer_cap_days": "20"}, "cap must be at least its base"),
+        ({"fischer_increment_days": "31"}, "less than or equal to 30"),
+        ({"fischer_base_days": "99999999"}, "less than or equal to"),
+        ({"fischer_base_days": "-1"}, "greater than or equal to 1"),
+        ({"fischer_base_days": "treinta"}, "Enter a whole number"),
+        ({"fischer_base_days": "30.5"}, "Enter a whole number"),
+        ({"fischer_base_days": "3" * 500}, "less than or equal to"),
+        ({"fischer_cap_days": ""}, "must be whole days"),
+        ({"days_per_move": "3"}, "not both"),
+    ],
+)
+def test_a_fischer_clock_that_does_not_fit_is_refused_on_the_form(
+    admin_client, fields, says  # noqa: F811
+):
+    page = admin_client.post(ADD, _form(**{**FISCHER, **fields}))
+    assert page.status_code == 200
+    assert says in page.content.decode()
+    assert not Tournament.objects.exists()
+
+
+# --------------------------------------------------------------------------- deletion
+
+
+def test_the_admin_refuses_to_delete_an_event_and_says_why(admin_client):  # noqa: F811
+    event = make_event()
+    delete = reverse("admin:games_tournament_delete", args=[event.pk])
+    for method in (admin_client.get, admin_client.post):
+        page = method(delete, {"post": "yes"}, follow=True)
+        assert any("Call it off instead." in said for said in _messages(page))
+    assert Tournament.objects.filter(pk=event.pk).exists()
+
+
+def test_the_admin_refuses_to_delete_a_tournament_s_game_even_once_finished(
+    admin_client, make_player  # noqa: F811
+):
+    event = make_event(max_players=3)
+    join_all(event, make_players(make_player, 3))
+    services.start_tournament(tournament_id=event.pk)
+    game = Game.objects.filter(tournament=event).first()
+    assert game is not None
+    services.resign(game_id=game.pk, player=game.white)
+    delete = reverse("admin:games_game_delete", args=[game.pk])
+    page = admin_client.post(delete, {"post": "yes"}, follow=True)
+    assert any("is not deleted" in said for said in _messages(page))
+    assert Game.objects.filter(pk=game.pk).exists()
+    with pytest.raises(errors.TournamentGameKept):
+        services.delete_game(game_id=game.pk)

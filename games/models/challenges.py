@@ -10,11 +10,17 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from games import clock
-from games.models.games import SHORT_ID_LENGTH, VALID_DAYS, Colour, new_short_id
+from games.models.games import (
+    SHORT_ID_LENGTH,
+    VALID_DAYS,
+    VALID_FISCHER,
+    Colour,
+    FischerClockFields,
+    new_short_id,
+)
 
 
-class Challenge(models.Model):
+class Challenge(FischerClockFields):
     """An invitation to play. Who picks the colours is the challenge's own: the
     challenged player when accepting (ESPOL's rule, seed 000's ACEP), or the challenger
     when making it (lichess's: white, black or random)."""
@@ -62,7 +68,8 @@ class Challenge(models.Model):
     game = models.OneToOneField(
         "Game", null=True, blank=True, on_delete=models.SET_NULL, related_name="challenge"
     )
-    # The game's time control: days per move (games.clock.DAYS_PER_MOVE), or None.
+    # The game's time control: days per move (games.clock.DAYS_PER_MOVE), a Fischer
+    # clock (FischerClockFields), or neither.
     days_per_move = models.PositiveSmallIntegerField(_("days per move"), null=True, blank=True)
     colour_choice = models.CharField(
         _("who picks the colours"),
@@ -87,6 +94,7 @@ class Challenge(models.Model):
         ordering = ["-created_at"]
         constraints = [
             models.CheckConstraint(condition=VALID_DAYS, name="challenge_days_per_move"),
+            models.CheckConstraint(condition=VALID_FISCHER, name="challenge_fischer_clock"),
             models.CheckConstraint(
                 condition=~Q(challenger=models.F("challenged")), name="challenge_not_self"
             ),
@@ -114,10 +122,6 @@ class Challenge(models.Model):
 
     def __str__(self) -> str:
         return f"{self.challenger} → {self.challenged} ({self.status})"
-
-    @property
-    def time_control_label(self) -> str:
-        return clock.label(self.days_per_move)
 
     @property
     def challenged_colour(self) -> str:

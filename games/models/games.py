@@ -49,6 +49,66 @@ def is_short_id(text: str) -> bool:
 # Days per move a challenge or game may carry; NULL is no time control.
 VALID_DAYS = Q(days_per_move__isnull=True) | Q(days_per_move__in=clock.DAYS_PER_MOVE)
 
+# A Fischer clock a challenge, game or event may carry instead (games.clock.Fischer):
+# none of its three numbers, or all three within bounds and no days per move beside.
+VALID_FISCHER = Q(
+    fischer_base_days__isnull=True,
+    fischer_increment_days__isnull=True,
+    fischer_cap_days__isnull=True,
+) | Q(
+    days_per_move__isnull=True,
+    fischer_base_days__gte=1,
+    fischer_base_days__lte=clock.FISCHER_MAX_BASE_DAYS,
+    fischer_increment_days__lte=clock.FISCHER_MAX_INCREMENT_DAYS,
+    fischer_cap_days__gte=models.F("fischer_base_days"),
+    fischer_cap_days__lte=clock.FISCHER_MAX_CAP_DAYS,
+)
+
+
+class FischerClockFields(models.Model):
+    """A Fischer clock's three numbers, in whole days (all empty: none), for a
+    challenge, a game and an event alike."""
+
+    fischer_base_days = models.PositiveSmallIntegerField(
+        _("Fischer base (days)"), null=True, blank=True
+    )
+    fischer_increment_days = models.PositiveSmallIntegerField(
+        _("Fischer increment (days per move)"), null=True, blank=True
+    )
+    fischer_cap_days = models.PositiveSmallIntegerField(
+        _("Fischer cap (days)"), null=True, blank=True
+    )
+
+    class Meta:
+        abstract = True
+
+    @property
+    def fischer(self) -> clock.Fischer | None:
+        if (
+            self.fischer_base_days is None
+            or self.fischer_increment_days is None
+            or self.fischer_cap_days is None
+        ):
+            return None
+        return clock.Fischer(
+            self.fischer_base_days, self.fischer_increment_days, self.fischer_cap_days
+        )
+
+    def fischer_fields(self) -> dict[str, int | None]:
+        """The three numbers, to pass on to what this one starts (a challenge's game)."""
+        return {
+            "fischer_base_days": self.fischer_base_days,
+            "fischer_increment_days": self.fischer_increment_days,
+            "fischer_cap_days": self.fischer_cap_days,
+        }
+
+    @property
+    def time_control_label(self) -> str:
+        fischer = self.fischer
+        if fischer is not None:
+            return clock.fischer_label(fischer)
+        return clock.label(getattr(self, "days_per_move", None))
+
 
 # Shown to people (and translated); the stored values are rules.Termination's.
 TERMINATION_LABELS = {
@@ -84,7 +144,7 @@ class GameQuerySet(models.QuerySet):
         return self.filter(Q(white=player, **filters) | Q(black=player, **filters))
 
 
-class Game(models.Model):
+class Game(FischerClockFields):
     class Status(models.TextChoices):
         ACTIVE = "active", _("in progress")
         FINISHED = "finished", _("finished")
@@ -146,6 +206,11 @@ class Game(models.Model):
     version = models.PositiveIntegerField(default=0)
     # Time control: days per move (games.clock.DAYS_PER_MOVE), or None for none.
     days_per_move = models.PositiveSmallIntegerField(_("days per move"), null=True, blank=True)
+    # A Fischer clock's banks (FischerClockFields): what each side had left when its
+    # clock last stopped; the side the game waits for has what is left before its
+    # deadline (games.clock.bank_of). None without a Fischer clock.
+    white_bank = models.DurationField(_("white's time bank"), null=True, blank=True)
+    black_bank = models.DurationField(_("black's time bank"), null=True, blank=True)
     # When the player the game waits for (colour_on_clock) runs out of time, in UTC;
     # None without a time control and once the game is over (the services clear it), so
     # "whose time has run out" is one range scan of a partial index holding only the
@@ -200,6 +265,7 @@ class Game(models.Model):
         constraints = [
             models.CheckConstraint(condition=~Q(white=models.F("black")), name="game_not_self"),
             models.CheckConstraint(condition=VALID_DAYS, name="game_days_per_move"),
+            models.CheckConstraint(condition=VALID_FISCHER, name="game_fischer_clock"),
         ]
         indexes = [
             models.Index(fields=["white", "status", "updated_at"]),
@@ -217,8 +283,10 @@ class Game(models.Model):
                 condition=Q(
                     deadline__isnull=False,
                     paused_at__isnull=True,
-                    days_per_move__gt=clock.LOW_TIME.days,
                 )
+                # A one-day move is warned about by "opponent moved"; a Fischer clock
+                # (no days per move) may run low after any number of moves.
+                & (Q(days_per_move__isnull=True) | Q(days_per_move__gt=clock.LOW_TIME.days))
                 & (
                     Q(low_time_warned_for__isnull=True)
                     | Q(low_time_warned_for__lt=models.F("deadline"))
@@ -274,10 +342,6 @@ class Game(models.Model):
         if self.draw_offer_by:
             return rules.BLACK if self.draw_offer_by == rules.WHITE else rules.WHITE
         return self.colour_to_move
-
-    @property
-    def time_control_label(self) -> str:
-        return clock.label(self.days_per_move)
 
     @property
     def player_to_move_id(self) -> int:

@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games import clock
-from games.models.games import VALID_DAYS
+from games.models.games import VALID_DAYS, VALID_FISCHER, FischerClockFields
 
 # The largest round-robin group: ICCF's sections hold 7 to 13 players; a group of 30
 # already means 435 games (870 in two cycles).
@@ -26,7 +26,7 @@ MAX_GROUP_SIZE = 30
 MAX_PLAYERS = 2000
 
 
-class Tournament(models.Model):
+class Tournament(FischerClockFields):
     class Kind(models.TextChoices):
         ROUND_ROBIN = "round_robin", _("round-robin section")
         MULTI_ROUND = "multi_round", _("multi-round event")
@@ -85,6 +85,7 @@ class Tournament(models.Model):
         verbose_name_plural = _("tournaments")
         constraints = [
             models.CheckConstraint(condition=VALID_DAYS, name="tournament_days_per_move"),
+            models.CheckConstraint(condition=VALID_FISCHER, name="tournament_fischer_clock"),
             models.CheckConstraint(condition=Q(cycles__in=(1, 2)), name="tournament_cycles"),
             models.CheckConstraint(
                 condition=Q(min_players__gte=2, max_players__gte=models.F("min_players")),
@@ -118,9 +119,6 @@ class Tournament(models.Model):
     def is_multi_round(self) -> bool:
         return self.kind == self.Kind.MULTI_ROUND
 
-    @property
-    def time_control_label(self) -> str:
-        return clock.label(self.days_per_move)
 
 
 class TournamentEntry(models.Model):

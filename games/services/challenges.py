@@ -122,6 +122,7 @@ def challenge(
     challenger: Player,
     challenged: Player,
     days_per_move: int | None = None,
+    fischer: clock.Fischer | None = None,
     colour: str = Challenge.ColourChoice.ACCEPTOR,
     rated: bool = True,
 ) -> Challenge:
@@ -131,9 +132,9 @@ def challenge(
     ``colour``: who picks the colours (:class:`Challenge.ColourChoice`): the challenged
     player when accepting (``"acceptor"``, ESPOL's rule), or the challenger now, playing
     ``"white"``, ``"black"`` or a colour drawn now (``"random"``, lichess's rule).
-    ``rated``: whether the game will count in the ratings."""
-    if not clock.is_valid_days(days_per_move):
-        raise errors.InvalidTimeControl()
+    ``rated``: whether the game will count in the ratings. ``fischer``: a Fischer clock
+    instead of days per move."""
+    check_time_control(days_per_move, fischer)
     if colour not in Challenge.ColourChoice.values:
         raise errors.InvalidColour()
     if colour == Challenge.ColourChoice.ACCEPTOR:
@@ -158,6 +159,7 @@ def challenge(
                 challenger=challenger,
                 challenged=challenged,
                 days_per_move=days_per_move,
+                **fischer_fields(fischer),
                 short_id=free_short_id(),
                 colour_choice=colour,
                 challenger_colour=challenger_colour,
@@ -253,6 +255,7 @@ def accept_challenge(*, challenge_id: int, player: Player, colour: str | None) -
         white=white,
         black=black,
         days_per_move=found.days_per_move,
+        fischer=found.fischer,
         short_id=found.short_id,
         rated=found.rated,
     )
@@ -270,11 +273,37 @@ def accept_challenge(*, challenge_id: int, player: Player, colour: str | None) -
     return game
 
 
+def check_time_control(days_per_move: object, fischer: object) -> None:
+    """Refuse a time control that is not one: days per move not offered, a Fischer
+    clock out of bounds, or both at once."""
+    if not clock.is_valid_days(days_per_move):
+        raise errors.InvalidTimeControl()
+    if fischer is None:
+        return
+    if not isinstance(fischer, clock.Fischer):
+        raise errors.InvalidTimeControl()
+    if days_per_move is not None:
+        raise errors.InvalidTimeControl(str(errors.BOTH_CLOCKS_MESSAGE))
+    problem = clock.fischer_problem(fischer.base_days, fischer.increment_days, fischer.cap_days)
+    if problem is not None:
+        raise errors.InvalidTimeControl(problem)
+
+
+def fischer_fields(fischer: clock.Fischer | None) -> dict[str, int | None]:
+    """The model fields of a Fischer clock (all ``None`` without one)."""
+    return {
+        "fischer_base_days": fischer.base_days if fischer else None,
+        "fischer_increment_days": fischer.increment_days if fischer else None,
+        "fischer_cap_days": fischer.cap_days if fischer else None,
+    }
+
+
 def create_game(
     *,
     white: Player,
     black: Player,
     days_per_move: int | None,
+    fischer: clock.Fischer | None = None,
     within_pair_limit: bool = True,
     **fields: object,
 ) -> Game:
@@ -301,7 +330,10 @@ def create_game(
         updated_at=now,
         version=1,
         days_per_move=days_per_move,
-        deadline=clock.deadline_after(now, days_per_move),
+        **fischer_fields(fischer),
+        white_bank=fischer.base if fischer else None,
+        black_bank=fischer.base if fischer else None,
+        deadline=now + fischer.base if fischer else clock.deadline_after(now, days_per_move),
         **fields,
     )
     if pause_for_vacation(game, now):

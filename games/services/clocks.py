@@ -1,6 +1,7 @@
-"""The correspondence clocks: stopped when a game ends, paused for a player on vacation,
-the 24-hour warning, and the demo's time travel. Ending a game whose time ran out is
-:mod:`games.services.timeouts`."""
+"""The correspondence clocks: started for the player a game waits for, a Fischer clock's
+banks kept as moves are made, stopped when a game ends, paused for a player on vacation,
+the 24-hour warning, and the demo's time travel. The arithmetic is :mod:`games.clock`'s;
+ending a game whose time ran out is :mod:`games.services.timeouts`."""
 
 from __future__ import annotations
 
@@ -11,14 +12,51 @@ from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
-from games import clock, errors, selectors
+from games import clock, errors, rules, selectors
 from games.events import publish_game_event
 from games.models import Game, NotificationKind, Vacation
 from games.notifications import notify
 from games.services.guards import lock_game, touch
 
+# The fields :func:`keep_banks` may change.
+BANK_FIELDS = ["white_bank", "black_bank"]
 
-def stop_clock(game: Game) -> None:
+
+def deadline_for(game: Game, now: dt.datetime) -> dt.datetime | None:
+    """The deadline of the player ``game`` now waits for, whose clock starts at ``now``:
+    a move's days, or, with a Fischer clock, what that player's bank holds."""
+    fischer = game.fischer
+    if fischer is None:
+        return clock.deadline_after(now, game.days_per_move)
+    stored = game.white_bank if game.colour_on_clock == rules.WHITE else game.black_bank
+    return now + (fischer.base if stored is None else stored)
+
+
+def keep_banks(game: Game, now: dt.datetime) -> None:
+    """Write what each side of a Fischer clock has at ``now`` into its stored bank,
+    before the clock passes to someone else or stops (nothing without one)."""
+    if game.fischer is None:
+        return
+    game.white_bank = clock.bank_of(game, rules.WHITE, now)
+    game.black_bank = clock.bank_of(game, rules.BLACK, now)
+
+
+def bank_the_move(game: Game, now: dt.datetime) -> None:
+    """A Fischer clock's side to move has just moved at ``now`` (the position not yet
+    changed): its bank keeps what it had left plus the increment, capped; the other
+    side's keeps what it has. Nothing without a Fischer clock."""
+    fischer = game.fischer
+    if fischer is None:
+        return
+    mover = game.colour_to_move
+    left = clock.bank_of(game, mover, now) or dt.timedelta(0)
+    keep_banks(game, now)
+    setattr(game, f"{mover}_bank", fischer.bank_after_move(left))
+
+
+def stop_clock(game: Game, now: dt.datetime | None = None) -> None:
+    """The game is over at ``now``: a Fischer clock's banks stay as they stood then."""
+    keep_banks(game, now or timezone.now())
     game.deadline = None
     game.time_left = None
     game.paused_at = None
@@ -53,8 +91,7 @@ def low_time_games(now: dt.datetime) -> QuerySet[Game]:
         paused_at__isnull=True,
         deadline__gt=now,
         deadline__lte=now + clock.LOW_TIME,
-        days_per_move__gt=clock.LOW_TIME.days,
-    )
+    ).filter(Q(days_per_move__isnull=True) | Q(days_per_move__gt=clock.LOW_TIME.days))
 
 
 def warn_low_time(*, now: dt.datetime | None = None, batch_size: int = 500) -> int:

@@ -7,11 +7,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.types import Player
-from games import clock, errors, rules, selectors
+from games import errors, rules, selectors
 from games.events import publish_game_event
 from games.models import Game, NotificationKind
 from games.notifications import notify
-from games.services.clocks import pause_for_vacation
+from games.services.clocks import deadline_for, keep_banks, pause_for_vacation
 from games.services.endings import finish
 from games.services.guards import colour_in, lock_game, other, require_active, touch
 from games.services.timeouts import on_the_clock
@@ -44,9 +44,10 @@ def _offer_draw_on(game: Game, player: Player) -> Game:
     now = timezone.now()
     game.draw_offer_by = colour
     if game.deadline is not None and colour == game.colour_to_move:
-        # The clock passes to the player who owes the answer.
+        # The clock passes to the player who owes the answer (a Fischer clock: to their
+        # bank).
         game.time_left = game.deadline - (game.paused_at or now)
-        game.deadline = clock.deadline_after(now, game.days_per_move)
+        game.deadline = deadline_for(game, now)
         pause_for_vacation(game, now)
     touch(game, now)
     game.save()
@@ -113,6 +114,9 @@ def _answer_draw_on(game: Game, player: Player, *, accept: bool) -> Game:
         finish(game, agreed, at=now, event="draw_accepted", ended_by=colour, actor=player,
                by=colour)
         return game
+    if game.time_left is not None:
+        # The answerer's Fischer bank keeps what its answer left it.
+        keep_banks(game, now)
     game.draw_offer_by = ""
     if game.time_left is not None:
         game.deadline = now + game.time_left

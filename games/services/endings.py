@@ -23,7 +23,7 @@ from ranking.services import record_result
 # What an ending writes to the game row (with the version), whatever ended it.
 ENDING_FIELDS = (
     "status", "result", "termination", "finished_at", "ended_by", "draw_offer_by",
-    "deadline", "time_left", "paused_at", "updated_at", "version",
+    "deadline", "time_left", "paused_at", "white_bank", "black_bank", "updated_at", "version",
 )
 
 
@@ -51,6 +51,9 @@ def finish(
     the change is made, when later than the ending (a sweep ending a game at its
     deadline).
     """
+    # The banks as they stood at the end (a time-out's: none left), while the game still
+    # says whose clock ran.
+    stop_clock(game, at)
     game.status = Game.Status.FINISHED
     game.ended_by = ended_by
     # An offer left open (a claim does not wait for it) is moot once the game is over.
@@ -58,7 +61,6 @@ def finish(
     game.result = outcome.result
     game.termination = outcome.termination.value
     game.finished_at = at
-    stop_clock(game)
     ConditionalLines.objects.filter(game=game).delete()
     # An aborted game counts nowhere, nor one with a gateway's guest; one that ended
     # before both players moved counts as played but moves no rating.

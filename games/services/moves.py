@@ -20,11 +20,11 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.types import Player
-from games import clock, errors, openings, rules, selectors
+from games import errors, openings, rules, selectors
 from games.events import publish_game_event
 from games.models import Game, Move, NotificationKind
 from games.notifications import notify
-from games.services.clocks import pause_for_vacation
+from games.services.clocks import BANK_FIELDS, bank_the_move, deadline_for, pause_for_vacation
 from games.services.conditional_lines import drop_lines_of, next_reply
 from games.services.endings import finish
 from games.services.guards import colour_in, lock_game, require_active, touch
@@ -328,21 +328,25 @@ def _write(game: Game, judged: JudgedMove) -> _Ply:
         played_at=now,
         think_seconds=max(0, int((now - (game.last_move_at or game.created_at)).total_seconds())),
     )
+    # The hot path: write only what a move changes (a shorter UPDATE to build and run).
+    changed = ["fen", "next_move_number", "last_move_at", "last_move_san"]
+    if game.fischer is not None:
+        bank_the_move(game, now)
+        changed += BANK_FIELDS
     game.fen = played.fen_after
     game.next_move_number = judged.number + 1
     game.last_move_at = now
     game.last_move_san = played.san
-    game.deadline = clock.deadline_after(now, game.days_per_move)
+    if game.draw_offer_by:
+        # Withdrawn by the offerer's move, or declined by the opponent's (checked before);
+        # cleared first, so that the clock starts for the side now to move.
+        game.draw_offer_by = ""
+        changed.append("draw_offer_by")
+    game.deadline = deadline_for(game, now)
     # A move withdrawing its player's own draw offer (chessirc) ends the wait for the
     # answer: the time kept for that player while it waited is spent.
     game.time_left = None
     pause_for_vacation(game, now)
-    # The hot path: write only what a move changes (a shorter UPDATE to build and run).
-    changed = ["fen", "next_move_number", "last_move_at", "last_move_san"]
-    if game.draw_offer_by:
-        # Withdrawn by the offerer's move, or declined by the opponent's (checked before).
-        game.draw_offer_by = ""
-        changed.append("draw_offer_by")
     changed += ["deadline", "time_left", "paused_at"]
     if (opening := openings.opening_at(played.fen_after, judged.number)) is not None:
         game.opening_eco, game.opening_name = opening.eco, opening.name

@@ -68,6 +68,7 @@ def start_round(
                 white=white,
                 black=black,
                 days_per_move=tournament.days_per_move,
+                fischer=tournament.fischer,
                 rated=tournament.rated,
                 tournament=tournament,
                 tournament_group=group,

@@ -37,6 +37,16 @@ def check_settings(tournament: Tournament) -> None:
         problems.append(_("An event needs a name."))
     if not clock.is_valid_days(tournament.days_per_move):
         problems.append(str(errors.InvalidTimeControl.default_message))
+    fischer_numbers = (
+        tournament.fischer_base_days,
+        tournament.fischer_increment_days,
+        tournament.fischer_cap_days,
+    )
+    if any(number is not None for number in fischer_numbers):
+        if tournament.days_per_move is not None:
+            problems.append(str(errors.BOTH_CLOCKS_MESSAGE))
+        elif (problem := clock.fischer_problem(*fischer_numbers)) is not None:
+            problems.append(problem)
     if tournament.cycles not in (1, 2):
         problems.append(_("Each pair plays one game or two."))
     if tournament.min_players < 2 or tournament.max_players < tournament.min_players:

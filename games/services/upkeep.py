@@ -11,8 +11,8 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from games import openings
-from games.models import Challenge, Game, Move
+from games import errors, openings
+from games.models import Challenge, Game, Move, Tournament
 from games.services.clocks import warn_low_time
 from games.services.guards import lock_game, require_finished
 from games.services.timeouts import expire_pages
@@ -45,14 +45,22 @@ def delete_finished_games(*, older_than_days: int) -> int:
     if older_than_days < 0:
         raise ValueError("older_than_days must not be negative")
     cutoff = timezone.now() - dt.timedelta(days=older_than_days)
-    return _delete_games(Game.objects.filter(status=Game.Status.FINISHED, finished_at__lt=cutoff))
+    # A running event's finished games stay: its tables and crosstable read them.
+    old = Game.objects.filter(status=Game.Status.FINISHED, finished_at__lt=cutoff).exclude(
+        tournament__status=Tournament.Status.RUNNING
+    )
+    return _delete_games(old)
 
 
 @transaction.atomic
 def delete_game(*, game_id: int) -> None:
-    """Delete one finished game with its moves (AdmChess). A game in progress is refused."""
+    """Delete one finished game with its moves (AdmChess). A game in progress is refused,
+    and so is a tournament's game (:class:`~games.errors.TournamentGameKept`): its
+    event's tables and crosstable are made of it."""
     game = lock_game(game_id)
     require_finished(game)
+    if game.tournament_id is not None:
+        raise errors.TournamentGameKept()
     _delete_games(Game.objects.filter(pk=game.pk))
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils import timezone
 
-from games import conditional, rules, selectors
+from games import clock, conditional, rules, selectors
 from games.models import Challenge, Game, Move
 from games.state.text import result_label
 from ranking import selectors as ranking_selectors
@@ -95,8 +96,29 @@ def clock_state(game: Game) -> dict[str, Any]:
     left = None
     if paused and game.deadline is not None and game.paused_at is not None:
         left = max(0, int((game.deadline - game.paused_at).total_seconds()))
+    fischer = game.fischer
+    banks = None
+    if fischer is not None:
+        now = timezone.now()
+        banks = {
+            colour: int(bank.total_seconds())
+            for colour in (rules.WHITE, rules.BLACK)
+            if (bank := clock.bank_of(game, colour, now)) is not None
+        }
     return {
         "days_per_move": game.days_per_move,
+        # A Fischer clock's days (None without one), and what each side's bank holds
+        # now, in whole seconds: the side on the clock counts down to ``deadline``.
+        "fischer": (
+            {
+                "base_days": fischer.base_days,
+                "increment_days": fischer.increment_days,
+                "cap_days": fischer.cap_days,
+            }
+            if fischer is not None
+            else None
+        ),
+        "banks": banks,
         "label": game.time_control_label,
         "deadline": game.deadline.isoformat() if running and not paused and game.deadline else None,
         "colour": game.colour_on_clock if running else None,
@@ -133,6 +155,7 @@ def challenge_state(challenge: Challenge) -> dict[str, Any]:
         "challenged": challenge.challenged.username,
         "status": challenge.status,
         "days_per_move": challenge.days_per_move,
+        "time_control": challenge.time_control_label,
         # Who picks the colours, and the challenger's when they chose ("" otherwise).
         "colour_choice": challenge.colour_choice,
         "challenger_colour": challenge.challenger_colour,

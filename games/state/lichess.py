@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.types import Player
-from games import rules
+from games import clock, rules
 from games.models import Challenge, Game
 from ranking.models import PlayerRecord
 
@@ -162,7 +162,17 @@ def preferences(prefs: Any) -> dict[str, Any]:
 # --------------------------------------------------------------------------- challenges
 
 
-def time_control(days_per_move: int | None) -> dict[str, Any]:
+def time_control(
+    days_per_move: int | None, fischer: clock.Fischer | None = None
+) -> dict[str, Any]:
+    if fischer is not None:
+        # lichess's clock shape, in seconds: the nearest it has to a Fischer clock.
+        return {
+            "type": "clock",
+            "limit": fischer.base_days * 86_400,
+            "increment": fischer.increment_days * 86_400,
+            "show": clock.fischer_label(fischer),
+        }
     if days_per_move is None:
         return {"type": "unlimited"}
     return {"type": "correspondence", "daysPerTurn": days_per_move}
@@ -188,7 +198,7 @@ def challenge(
         "variant": STANDARD,
         "rated": found.rated,
         "speed": SPEED,
-        "timeControl": time_control(found.days_per_move),
+        "timeControl": time_control(found.days_per_move, found.fischer),
         "color": (
             "random"
             if found.colour_choice == Challenge.ColourChoice.ACCEPTOR
@@ -244,6 +254,10 @@ def side_millis(game: Game, colour: str, now: dt.datetime) -> int:
     correspondence clock tells it: the running clock counts down to the deadline; a
     clock standing still (vacation, a draw offer awaiting its answer) shows what is
     left; the side not on the clock has a move's whole days."""
+    banked = clock.bank_of(game, colour, now)
+    if banked is not None:
+        # A Fischer clock: each side's own bank (lichess clients read wtime/btime).
+        return max(0, int(banked.total_seconds() * 1000))
     if game.days_per_move is None:
         return NO_CLOCK_MILLIS
     whole = game.days_per_move * DAY_MILLIS
@@ -269,8 +283,8 @@ def game_state(
         "moves": " ".join(moves),
         "wtime": side_millis(game, rules.WHITE, now),
         "btime": side_millis(game, rules.BLACK, now),
-        "winc": 0,
-        "binc": 0,
+        "winc": _increment_millis(game),
+        "binc": _increment_millis(game),
         "status": status_name(game),
     }
     if game.winner_colour:
@@ -280,6 +294,11 @@ def game_state(
     if game.draw_offer_by == rules.BLACK:
         line["bdraw"] = True
     return line
+
+
+def _increment_millis(game: Game) -> int:
+    fischer = game.fischer
+    return 0 if fischer is None else fischer.increment_days * DAY_MILLIS
 
 
 def _variant(game: Game) -> dict[str, Any]:
@@ -305,6 +324,13 @@ def game_full(
     }
     if game.days_per_move is not None:
         full["daysPerTurn"] = game.days_per_move
+    if (fischer := game.fischer) is not None:
+        # lichess's real-time clock shape, in milliseconds (it has no correspondence
+        # Fischer clock); the cap has no field there.
+        full["clock"] = {
+            "initial": fischer.base_days * DAY_MILLIS,
+            "increment": fischer.increment_days * DAY_MILLIS,
+        }
     return full
 
 
@@ -346,7 +372,7 @@ def game_info(
         "isMyTurn": game.is_active and game.colour_to_move == colour,
         "compat": COMPAT,
     }
-    if game.days_per_move is not None and game.is_active:
+    if (game.days_per_move is not None or game.fischer is not None) and game.is_active:
         info["secondsLeft"] = side_millis(game, colour, now) // 1000
     if game.winner_colour:
         info["winner"] = game.winner_colour

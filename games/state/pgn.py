@@ -115,7 +115,11 @@ def pgn_tags(
         "BlackElo": black_elo,
         # Correspondence in the standard's moves/seconds form (9.6.1): "1/259200" is one
         # move in three days, as chess.com writes its daily games; "-" without a clock.
-        "TimeControl": clock.pgn_time_control(game.days_per_move),
+        "TimeControl": (
+            clock.pgn_fischer_time_control(fischer)
+            if (fischer := game.fischer) is not None
+            else clock.pgn_time_control(game.days_per_move)
+        ),
     }
     if game.opening_eco:
         headers["ECO"] = game.opening_eco

@@ -53,3 +53,11 @@ def time_left(deadline: dt.datetime | None) -> str:
     if deadline is None:
         return ""
     return clock.left_text(max(dt.timedelta(0), deadline - dt.datetime.now(dt.UTC)))
+
+
+@register.filter
+def seconds_left(seconds: int | None) -> str:
+    """``2d 5h left``: a Fischer bank of ``seconds`` (the read model's), as text."""
+    if seconds is None:
+        return ""
+    return clock.left_text(dt.timedelta(seconds=seconds))

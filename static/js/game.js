@@ -425,6 +425,37 @@ function renderClock() {
   window.ajedrezCountdown?.tick();
 }
 
+// A Fischer clock's two banks: the side on the clock counts down to its deadline, the
+// other shows what its bank holds.
+function renderBanks() {
+  const clock = state.game.clock || {};
+  if (!clock.fischer || !clock.banks) return;
+  const running = state.game.status === "active" && Boolean(clock.deadline);
+  for (const colour of ["white", "black"]) {
+    const bank = $(`#bank-${colour}`);
+    if (!bank) continue;
+    if (running && clock.colour === colour) {
+      bank.dataset.deadline = clock.deadline;
+      bank.dataset.mine = me === colour ? "1" : "0";
+    } else {
+      delete bank.dataset.deadline;
+      bank.classList.remove("countdown-low", "countdown-over");
+      bank.textContent = bankText(clock.banks[colour] || 0);
+    }
+  }
+  window.ajedrezCountdown?.tick();
+}
+
+// "30d 2h": the largest two units of a bank standing still, as countdown.js writes them.
+function bankText(seconds) {
+  const days = Math.floor(seconds / 86400);
+  const hours = Math.floor((seconds % 86400) / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  if (days) return `${days}d ${hours}h`;
+  if (hours) return `${hours}h ${minutes}m`;
+  return `${minutes}m`;
+}
+
 function renderStatus() {
   const conn = $("#status-connection");
   conn.hidden = false;
@@ -457,6 +488,7 @@ function render() {
   renderPanels();
   renderStatus();
   renderClock();
+  renderBanks();
   renderRatings();
   renderAway();
   renderChatRooms(state.game, me !== null);

@@ -99,6 +99,8 @@ def test_the_state_json_and_events_carry_the_clock(frozen, as_bob, alice, bob):
     snapshot = as_bob.get(reverse("game_state", args=[game.pk])).json()
     assert snapshot["game"]["clock"] == {
         "days_per_move": 2,
+        "fischer": None,
+        "banks": None,
         "label": "2 days per move",
         "deadline": (START + dt.timedelta(days=2)).isoformat(),
         "colour": "white",
