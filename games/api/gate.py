@@ -33,7 +33,8 @@ from ajedrez.core.errors import DomainError
 
 # Domain errors that say "not there" (lichess: 404) or "too often" (429); the rest 400.
 NOT_FOUND_CODES = frozenset(
-    {"game_not_found", "not_a_player", "challenge_not_found", "user_not_found"}
+    {"game_not_found", "not_a_player", "challenge_not_found", "user_not_found",
+     "seek_not_found"}
 )
 RATE_CODES = frozenset({"challenge_rate_limited", "chat_rate_limited"})
 
