@@ -20,7 +20,7 @@ from games.api.gate import BadRequest, endpoint
 from games.models.seeks import NAME_MAX_LENGTH
 from games.state import lichess, lichess_reads
 
-RATING_RANGE = re.compile(r"(\d{1,4})-(\d{1,4})")
+RATING_RANGE = re.compile(r"([0-9]{1,4})-([0-9]{1,4})")  # ASCII digits only
 
 
 def _standard_only(fields: Mapping[str, str]) -> None:
