@@ -3,6 +3,8 @@ one other player the range admits; refused with a clear reason otherwise."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from accounts.models import BotAccount
@@ -163,8 +165,8 @@ def test_of_two_acceptors_at_once_exactly_one_wins(make_player):
     for _round in range(4):
         made = services.create_seek(maker=maker, days_per_move=3)
         outcomes = race(
-            lambda: services.accept_seek(seek_id=made.pk, player=first),
-            lambda: services.accept_seek(seek_id=made.pk, player=second),
+            partial(services.accept_seek, seek_id=made.pk, player=first),
+            partial(services.accept_seek, seek_id=made.pk, player=second),
         )
         games = [o for o in outcomes if isinstance(o, Game)]
         refusals = [o for o in outcomes if isinstance(o, errors.SeekTaken)]
