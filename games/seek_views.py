@@ -14,13 +14,23 @@ from django.views.decorators.http import require_POST, require_safe
 
 from accounts.types import AuthenticatedRequest
 from games import errors, services
-from games.lobby import _back, _days_per_move
 from games.models import Colour, Seek
 from games.models.seeks import NAME_MAX_LENGTH
 from games.state import seeks as seek_state
 from games.state.lists import game_row
 
 SEEK_FORM_KEY = "seek_form"
+
+
+def _days_per_move(text: str) -> int | None:
+    """The form's ``days_per_move``: empty or ``none`` for no clock, else a number of
+    days (the service says whether it is one offered)."""
+    text = text.strip()
+    if text in ("", "none"):
+        return None
+    if not (text.isascii() and text.isdigit() and len(text) <= 3):
+        raise errors.InvalidTimeControl()
+    return int(text)
 
 
 def _rating(text: str) -> int | None:
@@ -109,14 +119,15 @@ def seek_detail(request: AuthenticatedRequest, short_id: str) -> HttpResponse:
 @require_POST
 def seek_accept(request: AuthenticatedRequest, short_id: str) -> HttpResponse:
     """Take an open challenge (``colour``: white or black when the seek leaves the
-    choice; empty for whatever it leaves). Straight to the game on success."""
+    choice; empty for whatever it leaves). Straight to the game on success, back to the
+    list with the reason on a refusal."""
     found = _found(short_id)
     colour = str(request.POST.get("colour", "")).strip() or None
     try:
         game = services.accept_seek(seek_id=found.pk, player=request.user, colour=colour)
     except errors.DomainError as exc:
         messages.error(request, exc.message)
-        return _back(request) if request.POST.get("next") else redirect("seek_list")
+        return redirect("seek_list")
     row = game_row(game, request.user)
     messages.success(
         request,

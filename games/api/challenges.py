@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from django.http import HttpRequest, JsonResponse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from accounts import selectors as account_selectors
 from accounts.tokens import TokenUse
 from ajedrez.core.errors import DomainError
 from games import errors, services
 from games.api import gate
-from games.api.gate import BadRequest, endpoint
+from games.api.gate import REAL_TIME_REFUSED, BadRequest, days_of, endpoint
 from games.models import Challenge
 from games.state import lichess, lichess_reads
 
@@ -39,23 +38,6 @@ def mine(request: HttpRequest, token: TokenUse) -> JsonResponse:
             "out": [lichess.challenge(found, people, direction="out") for found in made],
         }
     )
-
-
-# The answer to a real-time clock, at every endpoint that makes a game.
-REAL_TIME_REFUSED = gettext_lazy(
-    "Real-time games are not played here: this service plays correspondence "
-    "chess only. Send days (1, 2, 3, 5, 7, 10 or 14 per move), or no time "
-    "control."
-)
-
-
-def days_of(text: str | None) -> int | None:
-    """The ``days`` parameter: absent or empty for no time limit."""
-    if text is None or text == "":
-        return None
-    if not (text.isascii() and text.isdigit() and len(text) <= 3):
-        raise BadRequest(_("days must be a number of days per move: 1, 2, 3, 5, 7, 10 or 14."))
-    return int(text)
 
 
 @endpoint(*WRITE_SCOPES, methods=("POST",))

@@ -15,8 +15,7 @@ from django.utils.translation import gettext as _
 from accounts.tokens import TokenUse
 from games import services
 from games.api import gate
-from games.api.challenges import REAL_TIME_REFUSED, WRITE_SCOPES, days_of
-from games.api.gate import BadRequest, endpoint
+from games.api.gate import REAL_TIME_REFUSED, BadRequest, days_of, endpoint
 from games.models.seeks import NAME_MAX_LENGTH
 from games.state import lichess, lichess_reads
 
@@ -30,7 +29,7 @@ def _standard_only(fields: Mapping[str, str]) -> None:
         raise BadRequest(_("Games from a position cannot be offered here."))
 
 
-@endpoint(*WRITE_SCOPES, methods=("POST",))
+@endpoint("challenge:write", "bot:play", "board:play", methods=("POST",))
 def open_challenge(request: HttpRequest, token: TokenUse) -> JsonResponse:
     """``POST /api/challenge/open``: ``days`` (or none: no time limit), ``rated``,
     ``name``. Answers the challenge with ``urlWhite``/``urlBlack``."""
