@@ -13,7 +13,7 @@ from accounts import selectors as account_selectors
 from accounts.types import Player
 from games import errors, selectors
 from games.models import Challenge, Game, Move, Seek
-from games.models.games import SHORT_ID_LENGTH
+from games.models.games import is_short_id
 from games.state.lichess import People, challenge_event, game_info
 from ranking import selectors as ranking_selectors
 
@@ -151,6 +151,8 @@ def game_event(player: Player, game_id: int, kind: str) -> dict[str, Any] | None
 
 def open_seek_of(player: Player, short_id: str) -> Seek | None:
     """``player``'s own seek ``short_id`` while it is open, or None."""
+    if not is_short_id(short_id):
+        return None
     return Seek.objects.filter(
-        short_id=short_id[:SHORT_ID_LENGTH], maker_id=player.pk, status=Seek.Status.OPEN
+        short_id=short_id, maker_id=player.pk, status=Seek.Status.OPEN
     ).first()

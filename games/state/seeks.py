@@ -13,6 +13,7 @@ from django.utils import timezone
 from accounts import selectors as account_selectors
 from accounts.types import Player
 from games.models import Seek
+from games.models.games import is_short_id
 from ranking import selectors as ranking_selectors
 
 # The lobby lists the newest this many; a player may have SEEKS_PER_PLAYER of them.
@@ -32,7 +33,9 @@ def open_seeks() -> QuerySet[Seek]:
 
 def open_seek(short_id: str) -> Seek | None:
     """The seek with ``short_id`` whatever its state (its join page says what became of
-    it), or None."""
+    it), or None (also for text that cannot be an id: PostgreSQL refuses a NUL)."""
+    if not is_short_id(short_id):
+        return None
     return Seek.objects.select_related("maker", "game").filter(short_id=short_id).first()
 
 

@@ -97,6 +97,12 @@ def test_the_maker_cancels_an_open_challenge_by_its_id(alice, api):
     assert Seek.objects.get().status == Seek.Status.CANCELLED
 
 
+@pytest.mark.parametrize("seek_id", ["nope", "x" * 300, "ab\x00cdefg", "ñandú123"])
+def test_cancelling_an_unknown_open_challenge_is_404(alice, api, seek_id):
+    response = api(alice, "challenge:write").post(f"/api/challenge/{seek_id}/cancel")
+    assert response.status_code == 404
+
+
 def test_someone_else_cannot_cancel_an_open_challenge(alice, bob, api):
     made = api(alice, "challenge:write").post("/api/challenge/open", {"days": "3"}).json()
     response = api(bob, "challenge:write").post(f"/api/challenge/{made['id']}/cancel")
