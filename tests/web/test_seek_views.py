@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.test import Client
 from django.urls import reverse
 
 from games import services
@@ -84,6 +85,16 @@ def test_the_list_and_form_need_a_login(client, db):
     assert client.get(LIST).status_code == 302
     assert client.post(NEW, GOOD).status_code == 302
     assert not Seek.objects.exists()
+
+
+@pytest.mark.parametrize("action", ["seek_accept", "seek_cancel"])
+def test_the_actions_hold_the_csrf_check(alice, bob, action):
+    made = services.create_seek(maker=alice, days_per_move=3)
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(alice if action == "seek_cancel" else bob)
+    assert browser.post(reverse(action, args=[made.short_id])).status_code == 403
+    assert browser.post(NEW, GOOD).status_code == 403
+    assert Seek.objects.get().status == Seek.Status.OPEN and Seek.objects.count() == 1
 
 
 def test_taking_a_seek_lands_on_the_game(alice, bob, as_bob):
