@@ -211,6 +211,9 @@ SUBSCRIPTION_REQUESTS_WINDOW = int(os.environ.get("SUBSCRIPTION_REQUESTS_WINDOW"
 CHALLENGES_PER_WINDOW = int(os.environ.get("CHALLENGES_PER_WINDOW", "30"))
 CHALLENGES_PER_PAIR_PER_WINDOW = int(os.environ.get("CHALLENGES_PER_PAIR_PER_WINDOW", "3"))
 CHALLENGE_WINDOW_SECONDS = int(os.environ.get("CHALLENGE_WINDOW_SECONDS", "3600"))
+# Open challenges (seeks) one player may have waiting in the lobby at once, so that one
+# client cannot flood it. 0 turns the limit off.
+SEEKS_PER_PLAYER = int(os.environ.get("SEEKS_PER_PLAYER", "10"))
 # Games two players may have in progress together (seed 000: one). The default only: the
 # administrator's "Site rules" in the admin, once saved, rule over it.
 _games_per_pair = os.environ.get("GAMES_PER_PAIR", "1").strip()

@@ -161,6 +161,64 @@ class ChallengeNotFound(DomainError):
     default_message = _("No pending challenge from that player.")
 
 
+class SeekNotFound(DomainError):
+    code = "seek_not_found"
+    default_message = _("No such open challenge.")
+
+
+class SeekTaken(DomainError):
+    code = "seek_taken"
+    default_message = _("Someone else has already accepted this open challenge.")
+
+
+class SeekCancelled(DomainError):
+    code = "seek_cancelled"
+    default_message = _("This open challenge was cancelled by its maker.")
+
+
+class OwnSeek(DomainError):
+    code = "own_seek"
+    default_message = _("You cannot accept your own open challenge: wait for an opponent.")
+
+
+class OutOfRatingRange(DomainError):
+    code = "out_of_rating_range"
+    default_message = _("Your rating is outside the range this open challenge admits.")
+
+
+class InvalidRatingRange(DomainError):
+    code = "invalid_rating_range"
+    default_message = _(
+        "The rating range must be two whole numbers from 0 to 4000, the lowest first."
+    )
+
+
+class TooManySeeks(DomainError):
+    code = "too_many_seeks"
+
+    def __init__(self, *, limit: int) -> None:
+        super().__init__(
+            ngettext(
+                "You already have %(limit)d open challenge waiting, the most allowed: "
+                "cancel one first.",
+                "You already have %(limit)d open challenges waiting, the most allowed: "
+                "cancel one first.",
+                limit,
+            )
+            % {"limit": limit}
+        )
+
+
+class BotsCannotSeek(DomainError):
+    code = "bots_cannot_seek"
+    default_message = _("Bots do not make or accept open challenges.")
+
+
+class InvalidSeekName(DomainError):
+    code = "invalid_seek_name"
+    default_message = _("The name of an open challenge is at most 100 characters.")
+
+
 class InvalidColour(DomainError):
     code = "invalid_colour"
     default_message = _("The colour must be white or black.")

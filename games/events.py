@@ -18,7 +18,7 @@ from typing import Any
 
 from ajedrez.core.events import publish_on_commit
 from games import state
-from games.models import Challenge, Game
+from games.models import Challenge, Game, Seek
 
 
 def game_group(game_id: int) -> str:
@@ -66,6 +66,17 @@ def publish_challenge_event(challenge: Challenge, event: str) -> None:
     }
     groups = [player_group(challenge.challenger_id), player_group(challenge.challenged_id)]
     publish_on_commit(groups, lambda: message)
+
+
+# The open challenges' page (the lobby's seeks): told when one is made, taken or cancelled.
+SEEKS_GROUP = "seeks"
+
+
+def publish_seek_event(seek: Seek, event: str) -> None:
+    """After commit, tell the seeks' pages (which fetch their list again) and the
+    maker's own pages that an open challenge was made, taken or cancelled."""
+    message = {"type": "seek.event", "event": event, "seek": seek.short_id}
+    publish_on_commit([SEEKS_GROUP, player_group(seek.maker_id)], lambda: message)
 
 
 def tournament_group(tournament_id: int) -> str:

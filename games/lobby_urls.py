@@ -1,8 +1,8 @@
-"""The lobby: dashboard, players, and challenge actions (POST only)."""
+"""The lobby: dashboard, players, challenge actions (POST only) and open challenges."""
 
 from django.urls import path
 
-from games import archive, inbox, lobby
+from games import archive, inbox, lobby, seek_views
 
 urlpatterns = [
     path("", lobby.dashboard, name="dashboard"),
@@ -29,4 +29,10 @@ urlpatterns = [
     ),
     path("challenges/<int:pk>/decline/", lobby.challenge_decline, name="challenge_decline"),
     path("challenges/<int:pk>/withdraw/", lobby.challenge_withdraw, name="challenge_withdraw"),
+    # Open challenges (seeks); a seek's page is the join address the lichess API gives.
+    path("seeks/", seek_views.seek_list, name="seek_list"),
+    path("seeks/new/", seek_views.seek_create, name="seek_create"),
+    path("seeks/<str:short_id>/", seek_views.seek_detail, name="seek_detail"),
+    path("seeks/<str:short_id>/accept/", seek_views.seek_accept, name="seek_accept"),
+    path("seeks/<str:short_id>/cancel/", seek_views.seek_cancel, name="seek_cancel"),
 ]

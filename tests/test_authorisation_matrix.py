@@ -510,7 +510,13 @@ def test_every_action_of_every_door_is_in_the_matrix():
     # private note: held by tests/web/test_analysis_views.py (anonymous, CSRF, watchers,
     # strangers, a game in progress, the socket's "analysis" message).
     engine = {"game_analysis", "game_note"}
-    assert named - own_pages - public_reads - chat - conditional - engine == covered_urls
+    # Open challenges (seeks), offered to every player: the maker alone cancels, the
+    # maker cannot take their own, anonymous visitors log in first, CSRF holds
+    # (tests/web/test_seek_views.py; the service's refusals: tests/games/test_seeks.py).
+    seeks = {"seek_list", "seek_create", "seek_detail", "seek_accept", "seek_cancel"}
+    assert (
+        named - own_pages - public_reads - chat - conditional - engine - seeks == covered_urls
+    )
     assert all(get_resolver().reverse_dict.getlist(name) for name in covered_urls)
     commands = {cls.__name__.upper() for cls in COMMANDS}
     in_matrix = {"STAT", "SPAR", "JGDA", "TBLS", "RTBL", "REND", "FINP", "JUEG", "ACEP"}

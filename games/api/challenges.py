@@ -16,7 +16,7 @@ from accounts.tokens import TokenUse
 from ajedrez.core.errors import DomainError
 from games import errors, services
 from games.api import gate
-from games.api.gate import BadRequest, endpoint
+from games.api.gate import REAL_TIME_REFUSED, BadRequest, days_of, endpoint
 from games.models import Challenge
 from games.state import lichess, lichess_reads
 
@@ -40,26 +40,12 @@ def mine(request: HttpRequest, token: TokenUse) -> JsonResponse:
     )
 
 
-def _days(text: str | None) -> int | None:
-    if text is None or text == "":
-        return None
-    if not (text.isascii() and text.isdigit() and len(text) <= 3):
-        raise BadRequest(_("days must be a number of days per move: 1, 2, 3, 5, 7, 10 or 14."))
-    return int(text)
-
-
 @endpoint(*WRITE_SCOPES, methods=("POST",))
 def create(request: HttpRequest, token: TokenUse, username: str) -> JsonResponse:
     """``POST /api/challenge/{username}``: challenge a player to a correspondence game."""
     fields = gate.fields(request)
     if fields.get("clock.limit") or fields.get("clock.increment"):
-        raise BadRequest(
-            _(
-                "Real-time games are not played here: this service plays correspondence "
-                "chess only. Send days (1, 2, 3, 5, 7, 10 or 14 per move), or no time "
-                "control."
-            )
-        )
+        raise BadRequest(str(REAL_TIME_REFUSED))
     if fields.get("variant", "standard") not in ("standard", ""):
         raise BadRequest(_("Only standard chess is played here."))
     if fields.get("fen"):
@@ -70,7 +56,7 @@ def create(request: HttpRequest, token: TokenUse, username: str) -> JsonResponse
     if colour not in COLOURS:
         raise BadRequest(_("color must be white, black or random."))
     rated = gate.flag(fields.get("rated"), name="rated") or False
-    days = _days(fields.get("days"))
+    days = days_of(fields.get("days"))
     opponent = account_selectors.active_player_named(username)
     made = services.challenge(
         challenger=token.player,
@@ -115,7 +101,7 @@ def decline(request: HttpRequest, token: TokenUse, challenge_id: str) -> JsonRes
 def cancel(request: HttpRequest, token: TokenUse, challenge_id: str) -> JsonResponse:
     """``POST /api/challenge/{id}/cancel``: withdraw my challenge, or, once accepted,
     abort its game while both players have not moved (lichess: "the ID of a game is the
-    same as the ID of the challenge that created it")."""
+    same as the ID of the challenge that created it"); or cancel my open challenge."""
     if gate.fields(request).get("opponentToken"):
         raise BadRequest(_("opponentToken is not served here."))
     try:
@@ -124,6 +110,11 @@ def cancel(request: HttpRequest, token: TokenUse, challenge_id: str) -> JsonResp
         found = None
     if found is not None and found.status == Challenge.Status.PENDING:
         services.withdraw_challenge(challenge_id=found.pk, player=token.player)
+        return gate.ok()
+    seek = lichess_reads.open_seek_of(token.player, challenge_id)
+    if seek is not None:
+        # An open challenge (or a correspondence seek) of mine, not yet taken.
+        services.cancel_seek(seek_id=seek.pk, player=token.player)
         return gate.ok()
     game = lichess_reads.game_of(token.player, challenge_id)
     services.abort(game_id=game.pk, player=token.player)

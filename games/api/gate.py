@@ -24,6 +24,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.http.response import HttpResponseBase
 from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.csrf import csrf_exempt
 
 from accounts import tokens
@@ -33,7 +34,8 @@ from ajedrez.core.errors import DomainError
 
 # Domain errors that say "not there" (lichess: 404) or "too often" (429); the rest 400.
 NOT_FOUND_CODES = frozenset(
-    {"game_not_found", "not_a_player", "challenge_not_found", "user_not_found"}
+    {"game_not_found", "not_a_player", "challenge_not_found", "user_not_found",
+     "seek_not_found"}
 )
 RATE_CODES = frozenset({"challenge_rate_limited", "chat_rate_limited"})
 
@@ -271,6 +273,24 @@ def fields(request: HttpRequest) -> Mapping[str, str]:
             found[key] = form.get(key, "")
         return found
     raise BadRequest(_("Send the parameters as a form or as a JSON object."), status=415)
+
+
+# The answer to a real-time clock, at every endpoint that makes a game.
+REAL_TIME_REFUSED = gettext_lazy(
+    "Real-time games are not played here: this service plays correspondence "
+    "chess only. Send days (1, 2, 3, 5, 7, 10 or 14 per move), or no time "
+    "control."
+)
+
+
+def days_of(text: str | None) -> int | None:
+    """The ``days`` parameter: absent or empty for no time limit (the service says
+    whether a number is one offered)."""
+    if text is None or text == "":
+        return None
+    if not (text.isascii() and text.isdigit() and len(text) <= 3):
+        raise BadRequest(_("days must be a number of days per move: 1, 2, 3, 5, 7, 10 or 14."))
+    return int(text)
 
 
 def flag(value: str | None, *, name: str) -> bool | None:

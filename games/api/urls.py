@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path, re_path
 
-from games.api import account, board, challenges, fallback, games, streams, users
+from games.api import account, board, challenges, fallback, games, seeks, streams, users
 from games.api.board import for_api
 
 
@@ -37,6 +37,7 @@ urlpatterns = [
     path("api/account/playing", account.playing),
     path("api/stream/event", streams.events),  # type: ignore[arg-type]
     path("api/challenge", challenges.mine),
+    path("api/challenge/open", seeks.open_challenge),
     path("api/challenge/<str:challenge_id>/accept", challenges.accept),
     path("api/challenge/<str:challenge_id>/decline", challenges.decline),
     path("api/challenge/<str:challenge_id>/cancel", challenges.cancel),
@@ -44,6 +45,7 @@ urlpatterns = [
     path("api/board/game/stream/<str:game_id>", streams.board_game),  # type: ignore[arg-type]
     path("api/bot/game/stream/<str:game_id>", streams.bot_game),  # type: ignore[arg-type]
     path("api/bot/account/upgrade", board.upgrade),
+    path("api/board/seek", seeks.board_seek),
     path("api/user/<str:username>", users.public),
     path("game/export/<str:game_id>", games.export),
     path("api/games/user/<str:username>", games.user_games),

@@ -1,6 +1,6 @@
 """WebSocket consumers: a game's live page (``ws/games/<id>/``), a player's pages
-(``ws/player/``), the live lobby (``ws/lobby/``) and an event's crosstables
-(``ws/tournaments/<id>/``).
+(``ws/player/``), the live lobby (``ws/lobby/``), the open challenges (``ws/seeks/``)
+and an event's crosstables (``ws/tournaments/<id>/``).
 
 They authenticate from the session, join the channel-layer groups that
 :mod:`games.events` publishes to, relay those events, and hand each action to
@@ -29,7 +29,7 @@ from games.consumers.base import (
     handshake_language,
 )
 from games.consumers.game import MAX_MOVE_TEXT, MAX_NUMBER, GameConsumer, InvalidField
-from games.consumers.player import LobbyConsumer, PlayerConsumer
+from games.consumers.player import LobbyConsumer, PlayerConsumer, SeeksConsumer
 from games.consumers.tournament import TournamentConsumer
 
 __all__ = [
@@ -50,6 +50,7 @@ __all__ = [
     "LimitedJsonConsumer",
     "LobbyConsumer",
     "PlayerConsumer",
+    "SeeksConsumer",
     "TournamentConsumer",
     "error_frame",
     "handshake_language",

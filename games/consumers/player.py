@@ -1,4 +1,5 @@
-"""A player's own pages (``ws/player/``) and the live lobby (``ws/lobby/``)."""
+"""A player's own pages (``ws/player/``), the live lobby (``ws/lobby/``) and the open
+challenges' page (``ws/seeks/``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from django.utils.translation import gettext as _
 
 from games import state
 from games.consumers.base import LimitedJsonConsumer, error_frame
-from games.events import LOBBY_GROUP, player_group
+from games.events import LOBBY_GROUP, SEEKS_GROUP, player_group
 
 
 class PlayerConsumer(LimitedJsonConsumer):
@@ -16,7 +17,7 @@ class PlayerConsumer(LimitedJsonConsumer):
 
     database_free_handlers = frozenset(
         {"account_closed", "game_event", "challenge_event", "notifications_count",
-         "tournament_event"}
+         "tournament_event", "seek_event"}
     )
 
     async def join(self) -> None:
@@ -52,6 +53,10 @@ class PlayerConsumer(LimitedJsonConsumer):
             {"type": "event", "event": event["event"], "tournament": event["tournament"]}
         )
 
+    async def seek_event(self, event: dict[str, Any]) -> None:
+        # An open challenge was made, taken or cancelled: the page fetches its list again.
+        await self.send_json({"type": "event", "event": event["event"], "seek": event["seek"]})
+
     async def notifications_count(self, event: dict[str, Any]) -> None:
         # The bell: the count is read once after the commit (games.notifications).
         frame = {"type": "notifications", "unread": event["unread"]}
@@ -70,3 +75,22 @@ class LobbyConsumer(PlayerConsumer):
         self.joined = True
         await self.accept()
         await self.send_json({"type": "hello", "player": self.user.get_username()})
+
+
+class SeeksConsumer(PlayerConsumer):
+    """The open challenges' page: told whenever one is made, taken or cancelled (the
+    page then fetches its list again); its player's own events come too, so that the
+    maker of a seek sees its game start."""
+
+    async def join(self) -> None:
+        self.group = SEEKS_GROUP
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.channel_layer.group_add(player_group(self.user.pk), self.channel_name)
+        self.joined = True
+        await self.accept()
+        await self.send_json({"type": "hello", "player": self.user.get_username()})
+
+    async def leave(self) -> None:
+        await super().leave()
+        if getattr(self, "joined", False):
+            await self.channel_layer.group_discard(player_group(self.user.pk), self.channel_name)

@@ -21,6 +21,7 @@ from games.models.notification_kinds import (
     wants_mail,
 )
 from games.models.plans import ConditionalLines, Vacation
+from games.models.seeks import Seek
 from games.models.site import MAX_GAMES_PER_PAIR, SiteRules
 from games.models.social import (
     ChatMessage,
@@ -56,6 +57,7 @@ __all__ = [
     "NotificationKind",
     "PositionEvaluation",
     "PrivateNote",
+    "Seek",
     "SiteRules",
     "Tournament",
     "TournamentEntry",

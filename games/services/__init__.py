@@ -9,6 +9,7 @@ One module per role, as lichess's round module has Drawer, Finisher, Forecast an
 CorresAlarm:
 
 - :mod:`~games.services.challenges`: challenges, and the games they (or a gateway) start;
+- :mod:`~games.services.seeks`: open challenges (seeks) in the lobby;
 - :mod:`~games.services.moves`: a move, checked and written, and the replies it sets off;
 - :mod:`~games.services.conditional_lines`: the conditional moves a player sets;
 - :mod:`~games.services.draws`: draw offers, answers and claims;
@@ -59,6 +60,7 @@ from games.services.imports import import_game, read_import
 from games.services.moves import make_move, preview_move
 from games.services.notes import save_note
 from games.services.resignations import abandon_games, abort, leave_gateway_game, resign
+from games.services.seeks import accept_seek, cancel_seek, create_seek
 from games.services.site_rules import set_site_rules
 from games.services.timeouts import claim_victory, expire_due_games_of, expire_game
 from games.services.tournament_withdrawals import withdraw, withdraw_everywhere
@@ -84,14 +86,17 @@ __all__ = [
     "abort",
     "accept_challenge",
     "accept_or_offer_draw",
+    "accept_seek",
     "advance_clocks",
     "answer_draw",
+    "cancel_seek",
     "cancel_tournament",
     "challenge",
     "claim_analysis",
     "claim_draw",
     "claim_victory",
     "clear_conditional_lines",
+    "create_seek",
     "decline_challenge",
     "delete_finished_games",
     "delete_game",

@@ -18,7 +18,7 @@ from accounts import selectors as account_selectors
 from accounts.types import Player
 from games import clock, errors, rules, selectors
 from games.events import publish_challenge_event, publish_game_event
-from games.models import Challenge, Game, NotificationKind
+from games.models import Challenge, Game, NotificationKind, Seek
 from games.models.games import new_short_id
 from games.notifications import mark_read, notify, withdraw_unread
 from games.services.clocks import pause_for_vacation
@@ -28,13 +28,14 @@ User = get_user_model()
 
 
 def free_short_id() -> str:
-    """A short id no game or challenge has: a game takes its challenge's, so the two
-    tables share one set of ids."""
+    """A short id no game, challenge or seek has: a game takes its challenge's (or
+    seek's), so the three tables share one set of ids."""
     while True:
         short_id = new_short_id()
         if not (
             Game.objects.filter(short_id=short_id).exists()
             or Challenge.objects.filter(short_id=short_id).exists()
+            or Seek.objects.filter(short_id=short_id).exists()
         ):
             return short_id
 

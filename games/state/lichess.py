@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from accounts.types import Player
 from games import clock, rules
-from games.models import Challenge, Game
+from games.models import Challenge, Game, Seek
 from ranking.models import PlayerRecord
 
 # lichess's largest clock value: what it sends for a game without a clock.
@@ -232,6 +232,35 @@ def challenge_event(found: Challenge, people: People, *, for_player_id: int) -> 
     if kind == "challenge":
         line["compat"] = COMPAT
     return line
+
+
+def open_challenge(found: Seek, people: People) -> dict[str, Any]:
+    """lichess's ``ChallengeOpenJson`` for an open challenge (a seek): its join page,
+    and the same with the colour asked for (``urlWhite``/``urlBlack``, which only a seek
+    with random colours honours; the maker plays here, unlike lichess's, so the
+    challenger is theirs)."""
+    join = site_url(reverse("seek_detail", args=[found.short_id]))
+    shown: dict[str, Any] = {
+        "id": found.short_id,
+        "url": join,
+        "status": "created" if found.status == Seek.Status.OPEN else found.status,
+        "challenger": people.light(found.maker),
+        "destUser": None,
+        "variant": STANDARD,
+        "rated": found.rated,
+        "speed": SPEED,
+        "timeControl": time_control(found.days_per_move),
+        "color": found.colour,
+        "perf": {"icon": "", "name": PERF_NAME},
+        "open": {},
+        "urlWhite": f"{join}?color=white",
+        "urlBlack": f"{join}?color=black",
+    }
+    if found.colour != Seek.MakerColour.RANDOM:
+        shown["finalColor"] = found.colour
+    if found.name:
+        shown["name"] = found.name
+    return shown
 
 
 # --------------------------------------------------------------------------- games

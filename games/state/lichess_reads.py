@@ -12,7 +12,8 @@ from django.db.models import Q
 from accounts import selectors as account_selectors
 from accounts.types import Player
 from games import errors, selectors
-from games.models import Challenge, Game, Move
+from games.models import Challenge, Game, Move, Seek
+from games.models.games import is_short_id
 from games.state.lichess import People, challenge_event, game_info
 from ranking import selectors as ranking_selectors
 
@@ -156,3 +157,12 @@ def game_event(player: Player, game_id: int, kind: str) -> dict[str, Any] | None
     except errors.GameNotFound:
         return None
     return {"type": kind, "game": game_infos(player, [found])[0]}
+
+
+def open_seek_of(player: Player, short_id: str) -> Seek | None:
+    """``player``'s own seek ``short_id`` while it is open, or None."""
+    if not is_short_id(short_id):
+        return None
+    return Seek.objects.filter(
+        short_id=short_id, maker_id=player.pk, status=Seek.Status.OPEN
+    ).first()
