@@ -21,7 +21,7 @@ from accounts.tokens import TokenUse
 from games import pgn_export, services
 from games.api import gate
 from games.api.gate import BadRequest, endpoint
-from games.api.streams import NDJSON, in_pool, ndjson
+from games.api.ndjson import NDJSON, in_pool, ndjson
 from games.models import Game
 from games.state import lichess, lichess_exports, lichess_reads
 from games.state.lichess_exports import ExportOptions, UserGamesFilter

@@ -192,7 +192,7 @@ def stream_endpoint(*accepted: str) -> Callable[[StreamView], StreamView]:
             if refused is None:
                 # On the loop's thread pool, not the request's own thread, whose
                 # connection a stream would hold for as long as it is open
-                # (games.api.streams.in_pool).
+                # (games.api.ndjson.in_pool).
                 checked = await database_sync_to_async(authenticate, thread_sensitive=False)(
                     request, accepted
                 )

@@ -18,13 +18,11 @@ per stream, as lichess's own streams read their game.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
-from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.http import HttpRequest, StreamingHttpResponse
@@ -37,6 +35,7 @@ from accounts.events import account_group
 from accounts.tokens import TokenUse
 from games import selectors
 from games.api import gate
+from games.api.ndjson import NDJSON, in_pool, ndjson
 from games.api.seats import BOARD, BOT, game_for
 from games.events import game_group, game_players_group, player_group
 from games.models import Game
@@ -48,22 +47,9 @@ logger = logging.getLogger("games.api")
 # stream may stay open for weeks (a bot's event stream), so it joins its groups again
 # every hour.
 GROUP_REFRESH_SECONDS = 3600.0
-NDJSON = "application/x-ndjson"
 
 # Streams open in this process, per token (API_STREAMS_PER_TOKEN).
 open_streams: Counter[int] = Counter()
-
-
-def in_pool(function: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
-    """``function`` run on the event loop's thread pool, not on the request's own
-    thread: a stream is a request that lasts hours, and each request's thread keeps its
-    database connection until the request ends. On the pool's few threads, every stream
-    of the process shares their few connections (``docs/deploy.md``)."""
-    return database_sync_to_async(function, thread_sensitive=False)
-
-
-def ndjson(line: dict[str, Any]) -> bytes:
-    return (json.dumps(line, separators=(",", ":")) + "\n").encode()
 
 
 class Subscription:
