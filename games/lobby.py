@@ -39,6 +39,7 @@ from accounts.types import AuthenticatedRequest, Player
 from accounts.validators import USERNAME_MAX_LENGTH
 from games import clock, errors, notifications, selectors, services, state
 from games.models import Colour, Game
+from games.state import seeks as seek_state
 from games.state import GameRow, LiveGame, Relation, awaiting_count, game_row, relations_of
 from ranking import selectors as ranking_selectors
 
@@ -97,6 +98,7 @@ def dashboard_context(player: Player) -> dict[str, object]:
         "away": selectors.on_vacation(
             [r.opponent.pk for r in (*my_turn.rows, *their_turn.rows)]
         ),
+        "open_seeks": seek_state.dashboard_seeks(player),
     }
 
 

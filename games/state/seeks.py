@@ -69,6 +69,20 @@ def seek_rows(viewer: Player, seeks: list[Seek]) -> list[SeekRow]:
     ]
 
 
+# Open challenges the dashboard shows (the newest; the rest on their own page).
+DASHBOARD_SEEKS_SHOWN = 5
+
+
+def dashboard_seeks(viewer: Player) -> dict[str, object]:
+    """The newest open challenges of others, for the dashboard's card, and how many
+    are open in all (the card links to the rest)."""
+    others = open_seeks().exclude(maker_id=viewer.pk)
+    return {
+        "rows": seek_rows(viewer, list(others[:DASHBOARD_SEEKS_SHOWN])),
+        "total": others.count(),
+    }
+
+
 def lobby_seeks(viewer: Player) -> dict[str, object]:
     """The open challenges' page: the viewer's own open seeks, everyone else's, and the
     viewer's seeks taken lately (with their games)."""

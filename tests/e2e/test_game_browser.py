@@ -871,7 +871,8 @@ def test_game_page_reconnecting_without_a_session_says_so_and_stops(new_page, ga
 
 def test_dashboard_reconnecting_without_a_session_says_so_and_stops(new_page, bob):
     dashboard = new_page(bob)
-    opened = count_sockets(dashboard, "/ws/player/")
+    # The dashboard listens on the open challenges' socket (its player's events too).
+    opened = count_sockets(dashboard, "/ws/seeks/")
     dashboard.goto("/")
     indicator = dashboard.locator("#live-connection")
     expect(indicator).to_have_attribute("data-state", "connected")

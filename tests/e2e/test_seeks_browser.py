@@ -75,3 +75,28 @@ def test_open_challenges_on_a_phone_in_spanish(new_page, alice, bob, screenshot)
     screenshot(taker, "open-challenges-phone-es")
     taker.locator("#other-seeks").get_by_role("button", name="Aceptar").click()
     expect(taker.locator("#game")).to_be_visible()
+
+
+def test_the_dashboard_shows_open_challenges_as_they_come_and_takes_one(new_page, alice, bob):
+    taker = new_page(bob)
+    taker.goto("/")
+    expect(taker.locator("#live-connection")).to_have_attribute("data-state", "connected")
+    card = taker.locator("#dashboard-seeks")
+    expect(card).to_contain_text("No open challenge right now")
+
+    maker = new_page(alice)
+    maker.goto("/seeks/")
+    maker.select_option("#seek-colour", "black")
+    maker.get_by_role("button", name="Offer the game").click()
+    seek = Seek.objects.get()
+
+    # On the taker's dashboard, without a reload; the maker's own dashboard does not
+    # offer her own challenge back to her.
+    row = card.locator(f'.seek[data-seek-id="{seek.short_id}"]')
+    expect(row).to_contain_text("they play black")
+    maker.goto("/")
+    expect(maker.locator("#dashboard-seeks .seek")).to_have_count(0)
+    row.get_by_role("button", name="Accept").click()
+    game = Game.objects.get(short_id=seek.short_id)
+    expect(taker).to_have_url(f"{taker.url.split('/games/')[0]}/games/{game.pk}/")
+    assert (game.white, game.black) == (bob, alice)

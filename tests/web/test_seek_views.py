@@ -190,3 +190,17 @@ async def test_the_seeks_socket_hears_seeks_made_and_taken(alice, bob, carol):
     await sync_to_async(services.accept_seek)(seek_id=made.pk, player=bob)
     assert (await receive_until(page, "event"))["event"] == "seek_taken"
     await page.disconnect()
+
+
+def test_the_dashboard_lists_the_newest_open_challenges_of_others(client, alice, bob, carol):
+    for maker in (alice, carol):
+        services.create_seek(maker=maker, days_per_move=3)
+    services.create_seek(maker=bob, days_per_move=3)
+    client.force_login(bob)
+
+    page = client.get("/").content.decode()
+    card = page[page.index('id="dashboard-seeks"') :]
+
+    assert card.count('class="list-group-item d-flex flex-wrap align-items-center gap-2 seek"') == 2
+    assert ">alice<" in card and ">carol<" in card
+    assert 'data-socket="/ws/seeks/"' in page
