@@ -519,6 +519,8 @@ API_REQUESTS_PER_MINUTE = int(os.environ.get("API_REQUESTS_PER_MINUTE", "300"))
 API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", "16384"))
 API_STREAM_KEEPALIVE_SECONDS = float(os.environ.get("API_STREAM_KEEPALIVE_SECONDS", "6"))
 API_STREAMS_PER_TOKEN = int(os.environ.get("API_STREAMS_PER_TOKEN", "16"))
+# OAuth2's token exchange (POST /api/token) takes no token: it is counted per address.
+API_TOKEN_REQUESTS_PER_MINUTE = int(os.environ.get("API_TOKEN_REQUESTS_PER_MINUTE", "30"))
 
 # Live sockets one login session, and one address, may hold open in one process
 # (accounts/socket_limits.py): a player with ten game pages open holds about twenty; an

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path, re_path
 
-from games.api import account, board, challenges, fallback, games, streams, users
+from games.api import account, board, challenges, fallback, games, oauth, streams, users
 from games.api.board import for_api
 
 
@@ -45,6 +45,7 @@ urlpatterns = [
     path("api/bot/game/stream/<str:game_id>", streams.bot_game),  # type: ignore[arg-type]
     path("api/bot/account/upgrade", board.upgrade),
     path("api/user/<str:username>", users.public),
+    path("api/token", oauth.token, name="api_token"),
     path("game/export/<str:game_id>", games.export),
     *_play("board"),
     *_play("bot"),
