@@ -91,6 +91,13 @@ def test_the_consent_page_names_the_application_where_it_leads_and_the_scopes(pl
     assert response["X-Frame-Options"] == "DENY"
 
 
+def test_the_consent_page_speaks_spanish(alice):
+    client = Client(HTTP_ACCEPT_LANGUAGE="es")
+    client.force_login(alice)
+    page = client.get(oauth_url()).content.decode()
+    assert "Autorizar una aplicación" in page and "pide acceso a tu cuenta" in page
+
+
 def test_the_consent_page_without_scopes_says_only_the_public_profile(player_client):
     page = player_client.get(oauth_url(scope=None)).content.decode()
     assert "only read your public profile" in page
