@@ -196,6 +196,8 @@ def measure(sizes: Sizes) -> list[Metric]:
     metrics += [
         Metric(f"API: server RSS per 100 idle streams ({held})",
                streams["rss_per_100_streams_mb"], "MB"),
+        Metric(f"API: server CPU while {held} idle", streams["idle_cpu_share"] * 100,
+               "% core"),
         Metric("API: move → board stream p95, no idle streams", streams["alone"]["p95_ms"],
                "ms"),
         Metric(f"API: move → board stream p95, {held} idle", streams["loaded"]["p95_ms"],

@@ -13,9 +13,11 @@ can read it without the site having to publish it), and then:
    player, under ``API_STREAMS_PER_TOKEN``) and ``--boards`` idle board streams (both
    players of ``--boards`` / 2 games nobody moves in), and reads the server's RSS
    before and after (``VmRSS``; per 100 streams);
-3. plays ``--moves`` moves of another game, timed the same way, with every idle stream
+3. reads the server's CPU time over two keep-alive periods with the streams idle
+   (each keep-alive checks its stream's token);
+4. plays ``--moves`` moves of another game, timed the same way, with every idle stream
    open;
-4. closes everything and checks that the server's open-stream count returns to 0.
+5. closes everything and checks that the server's open-stream count returns to 0.
 
     python bench/api_streams.py [--events 500] [--boards 200] [--moves 20] [--quick]
 
@@ -105,6 +107,12 @@ def start_server(port: int, count_file: Path, log: Path) -> subprocess.Popen:
             if process.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit(f"the server did not start:\n{log.read_text()[-3000:]}") from None
             time.sleep(0.1)
+
+
+def cpu_seconds(pid: int) -> float:
+    """The process's CPU time so far (user + system, ``/proc/<pid>/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def open_count(count_file: Path) -> int:
@@ -263,7 +271,7 @@ async def wait_count(count_file: Path, wanted: int, timeout: float = TIMEOUT) ->
 
 
 async def measure(port: int, pid: int, count_file: Path, seeded: dict[str, Any],
-                  events: int, boards: int, moves: int) -> dict[str, Any]:
+                  events: int, boards: int, moves: int, keepalive: float) -> dict[str, Any]:
     alone = await play(port, seeded["played"][0], moves)
     await wait_count(count_file, 0)
     rss_before = memory_kb(pid, "VmRSS")
@@ -280,6 +288,10 @@ async def measure(port: int, pid: int, count_file: Path, seeded: dict[str, Any],
     held = await wait_count(count_file, len(idle))
     await asyncio.sleep(1.0)  # what the opening left to settle
     rss_after = memory_kb(pid, "VmRSS")
+    # What holding them costs: the server's CPU over two keep-alive periods, all idle.
+    cpu_started, idle_started = cpu_seconds(pid), time.monotonic()
+    await asyncio.sleep(2 * keepalive)
+    idle_cpu = (cpu_seconds(pid) - cpu_started) / (time.monotonic() - idle_started)
     loaded = await play(port, seeded["played"][1], moves)
     for stream in idle:
         await stream.close()
@@ -293,6 +305,7 @@ async def measure(port: int, pid: int, count_file: Path, seeded: dict[str, Any],
         "rss_before_mb": rss_before / 1024,
         "rss_after_mb": rss_after / 1024,
         "rss_per_100_streams_mb": (rss_after - rss_before) / 1024 / streams * 100,
+        "idle_cpu_share": idle_cpu,
         "moves": moves,
         "alone": summary(alone),
         "loaded": summary(loaded),
@@ -328,8 +341,9 @@ def main() -> None:
     port = free_port()
     process = start_server(port, count_file, log)
     try:
-        figures = asyncio.run(measure(port, process.pid, count_file, seeded,
-                                      args.events, args.boards, args.moves))
+        figures = asyncio.run(measure(port, process.pid, count_file, seeded, args.events,
+                                      args.boards, args.moves,
+                                      settings.API_STREAM_KEEPALIVE_SECONDS))
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -342,7 +356,8 @@ def main() -> None:
         f"board streams opened in {figures['open_seconds']:.1f} s "
         f"(server held {figures['streams_held']}); server RSS "
         f"{figures['rss_before_mb']:.0f} → {figures['rss_after_mb']:.0f} MB, "
-        f"{figures['rss_per_100_streams_mb']:.2f} MB per 100 streams\n"
+        f"{figures['rss_per_100_streams_mb']:.2f} MB per 100 streams; server CPU while they "
+        f"idle {figures['idle_cpu_share']:.0%} of a core\n"
         f"move → opponent's board stream, {figures['moves']} moves: "
         f"alone p50 {alone['p50_ms']:.1f} / p95 {alone['p95_ms']:.1f} / max "
         f"{alone['max_ms']:.1f} ms; with the idle streams p50 {loaded['p50_ms']:.1f} / p95 "
