@@ -250,6 +250,17 @@ def test_a_wrong_request_is_answered_to_the_application(
     assert not OAuthAuthorization.objects.exists()
 
 
+def test_the_longest_redirect_uri_and_state_come_back_whole(player_client):
+    redirect_uri = REDIRECT + "?pad=" + "p" * (2000 - len(REDIRECT) - 5)
+    state = "ñ♞ " * 333 + "x"
+    response = player_client.post(
+        oauth_url(redirect_uri=redirect_uri, state=state), {"decision": "accept"}
+    )
+    assert response.status_code == 303
+    answer = query_of(response["Location"])
+    assert answer["state"] == state and answer["pad"] == "p" * (2000 - len(REDIRECT) - 5)
+
+
 def test_a_state_too_long_is_refused(player_client):
     assert player_client.get(oauth_url(state="s" * 1001)).status_code == 400
 
