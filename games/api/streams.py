@@ -149,6 +149,11 @@ async def _lines(
         first, over = await opening()
         for line in first:
             yield ndjson(line)
+        if not first:
+            # Daphne sends the answer's headers with its first bytes: a stream with
+            # nothing to say yet would leave its client waiting for them until the
+            # first keep-alive (bench/api_streams.py). An empty line is a keep-alive.
+            yield b"\n"
         while not over:
             message = await subscription.next(settings.API_STREAM_KEEPALIVE_SECONDS)
             if message is None:

@@ -124,6 +124,15 @@ async def test_an_empty_line_keeps_a_quiet_stream_alive(alice, quick_keepalive):
     await stream.close()
 
 
+async def test_a_quiet_stream_says_something_at_once(alice, settings):
+    # Its first bytes carry its headers to the client (Daphne), long before a keep-alive.
+    settings.API_STREAM_KEEPALIVE_SECONDS = 3600
+    stream = await Stream("/api/stream/event", await run(token_for, alice)).open()
+
+    assert await stream.raw_line(timeout=10) == b""
+    await stream.close()
+
+
 async def test_a_stream_ends_when_its_token_is_revoked(alice, quick_keepalive):
     text = await run(token_for, alice)
     stream = await Stream("/api/stream/event", text).open()
