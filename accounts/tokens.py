@@ -135,13 +135,24 @@ def use_token(text: str, *, now: dt.datetime | None = None) -> TokenUse:
 
 
 def still_valid(token_id: int) -> bool:
-    """Whether the token ``token_id`` still exists and its account may still play: an
-    open stream asks at each keep-alive, so a revoked token's streams end."""
-    return ApiToken.objects.filter(
-        unexpired(timezone.now()),
-        pk=token_id,
-        player__in=selectors.players(),
-    ).exists()
+    """Whether the token ``token_id`` still exists, has not expired and its account may
+    still play."""
+    return token_id in valid_among([token_id])
+
+
+def valid_among(token_ids: Iterable[int]) -> set[int]:
+    """Which of ``token_ids`` still work (:func:`still_valid`), in one query: a process's
+    open streams ask for all their tokens at once, so a revoked token's streams end."""
+    ids = list(token_ids)
+    if not ids:
+        return set()
+    return set(
+        ApiToken.objects.filter(
+            unexpired(timezone.now()),
+            pk__in=ids,
+            player__in=selectors.players(),
+        ).values_list("pk", flat=True)
+    )
 
 
 def unexpired(now: dt.datetime) -> Q:
