@@ -192,17 +192,17 @@ def measure(sizes: Sizes) -> list[Metric]:
 
     streams = run_script("api_streams", "--events", str(sizes.api_event_streams),
                          "--boards", str(sizes.api_board_streams))
-    held = f"{streams['event_streams']} event + {streams['board_streams']} board streams"
+    held = f"{streams['event_streams']}+{streams['board_streams']} streams"
     metrics += [
-        Metric(f"API: server RSS per 100 idle streams ({held})",
+        Metric(f"API: server RSS per 100 idle streams ({held} held)",
                streams["rss_per_100_streams_mb"], "MB"),
         Metric(f"API: server CPU while {held} idle", streams["idle_cpu_share"] * 100,
                "% core"),
-        Metric("API: move → board stream p95, no idle streams", streams["alone"]["p95_ms"],
+        Metric("API: move → board stream p95, no idle stream", streams["alone"]["p95_ms"],
                "ms"),
         Metric(f"API: move → board stream p95, {held} idle", streams["loaded"]["p95_ms"],
                "ms"),
-        Metric("API: streams left open after closing them all",
+        Metric("API: streams left open once all are closed",
                streams["streams_left_open"], "streams", 0),
     ]
     return metrics
