@@ -333,6 +333,24 @@ def test_a_json_body_is_read_too(player_client):
     assert response.status_code == 200
 
 
+@pytest.mark.parametrize(
+    ("code", "status", "description"),
+    [
+        (None, 400, "code required"),
+        (12345, 400, "authorization code invalid"),
+        (True, 400, "authorization code invalid"),
+        ([1, 2], 400, "Invalid value for code"),
+        ({"a": 1}, 400, "Invalid value for code"),
+    ],
+)
+def test_a_json_code_of_another_type_is_refused(db, code, status, description):
+    body = {"grant_type": "authorization_code", "code": code, "code_verifier": VERIFIER,
+            "redirect_uri": REDIRECT, "client_id": "example.com"}
+    response = Client().post("/api/token", json.dumps(body), content_type="application/json")
+    assert response.status_code == status
+    assert description in json.dumps(response.json())
+
+
 def test_a_code_is_spent_by_its_first_exchange(player_client):
     code = granted_code(player_client)
     assert exchange(code).status_code == 200
