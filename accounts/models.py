@@ -281,6 +281,9 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
     # Written at most once a minute (accounts.tokens.use_token), not on every request.
     last_used_at = models.DateTimeField(_("last used"), null=True, blank=True)
+    # A token granted to an application through OAuth (accounts.oauth) lapses, as
+    # lichess's do after a year; a personal token never does (None).
+    expires_at = models.DateTimeField(_("expires at"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("API access token")
@@ -289,6 +292,31 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.description} ({self.player})"
+
+
+class OAuthAuthorization(models.Model):
+    """An authorisation code a player granted an application on the consent page
+    (``/oauth``), waiting to be exchanged for a token (``POST /api/token``): single use,
+    short-lived, bound to the application's ``client_id``, its ``redirect_uri`` and its
+    PKCE challenge (accounts.oauth). Only the code's SHA-256 digest is kept."""
+
+    digest = models.CharField(max_length=64, unique=True)
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    client_id = models.CharField(max_length=100)
+    redirect_uri = models.CharField(max_length=2000)
+    # BASE64URL(SHA256(code_verifier)): 43 characters.
+    code_challenge = models.CharField(max_length=128)
+    scopes = models.JSONField(default=list)
+    expires_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        verbose_name = _("OAuth authorisation code")
+        verbose_name_plural = _("OAuth authorisation codes")
+
+    def __str__(self) -> str:
+        return f"{self.client_id} ({self.player_id})"
 
 
 class BotAccount(models.Model):

@@ -61,23 +61,34 @@ def _clean_scopes(scopes: Iterable[str]) -> list[str]:
 
 
 def create_token(
-    *, player: Player, description: str, scopes: Iterable[str]
+    *,
+    player: Player,
+    description: str,
+    scopes: Iterable[str],
+    expires_at: dt.datetime | None = None,
+    prefix: str = PREFIX,
 ) -> tuple[ApiToken, str]:
     """A new token for ``player`` with ``scopes``; returns it and the token's text, which
-    is not stored and cannot be shown again."""
+    is not stored and cannot be shown again. A token granted through OAuth
+    (:mod:`accounts.oauth`) has lichess's ``lio_`` ``prefix`` and lapses at
+    ``expires_at``; a personal token never does."""
     description = description.strip()
     if not description or len(description) > DESCRIPTION_MAX_LENGTH:
         raise errors.TokenRefused(
             _("A token's description has 1 to %(n)d characters.") % {"n": DESCRIPTION_MAX_LENGTH}
         )
     cleaned = _clean_scopes(scopes)
-    text = PREFIX + get_random_string(RANDOM_LENGTH)
+    text = prefix + get_random_string(RANDOM_LENGTH)
     with transaction.atomic():
         # Read in the transaction: the account may have closed since the caller read it.
         if not selectors.players().filter(pk=player.pk).exists():
             raise errors.TokenRefused(_("Only open player accounts may have API tokens."))
         token = ApiToken.objects.create(
-            player=player, description=description, digest=digest_of(text), scopes=cleaned
+            player=player,
+            description=description,
+            digest=digest_of(text),
+            scopes=cleaned,
+            expires_at=expires_at,
         )
     return token, text
 
@@ -105,9 +116,10 @@ def use_token(text: str, *, now: dt.datetime | None = None) -> TokenUse:
     no longer play. Marks it used, at most once per :data:`LAST_USED_RESOLUTION`."""
     if not text or len(text) > 200:
         raise errors.NoSuchToken()
+    now = now or timezone.now()
     found = (
         ApiToken.objects.select_related("player")
-        .filter(digest=digest_of(text))
+        .filter(unexpired(now), digest=digest_of(text))
         .first()
     )
     if found is None:
@@ -115,7 +127,6 @@ def use_token(text: str, *, now: dt.datetime | None = None) -> TokenUse:
     # A guest never gets a token (create_token), so the account as loaded is enough.
     if not selectors.is_player(found.player):
         raise errors.UserNotFound()
-    now = now or timezone.now()
     if found.last_used_at is None or found.last_used_at < now - LAST_USED_RESOLUTION:
         # Conditional: two requests at once write it once.
         stale = Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - LAST_USED_RESOLUTION)
@@ -124,9 +135,32 @@ def use_token(text: str, *, now: dt.datetime | None = None) -> TokenUse:
 
 
 def still_valid(token_id: int) -> bool:
-    """Whether the token ``token_id`` still exists and its account may still play: an
-    open stream asks at each keep-alive, so a revoked token's streams end."""
-    return ApiToken.objects.filter(
-        pk=token_id,
-        player__in=selectors.players(),
-    ).exists()
+    """Whether the token ``token_id`` still exists, has not expired and its account may
+    still play."""
+    return token_id in valid_among([token_id])
+
+
+def valid_among(token_ids: Iterable[int]) -> set[int]:
+    """Which of ``token_ids`` still work (:func:`still_valid`), in one query: a process's
+    open streams ask for all their tokens at once, so a revoked token's streams end."""
+    ids = list(token_ids)
+    if not ids:
+        return set()
+    return set(
+        ApiToken.objects.filter(
+            unexpired(timezone.now()),
+            pk__in=ids,
+            player__in=selectors.players(),
+        ).values_list("pk", flat=True)
+    )
+
+
+def unexpired(now: dt.datetime) -> Q:
+    """The tokens still usable at ``now``: personal ones, and granted ones not lapsed."""
+    return Q(expires_at__isnull=True) | Q(expires_at__gt=now)
+
+
+@transaction.atomic
+def revoke_bearer(text: str) -> None:
+    """The token ``text`` revokes itself (lichess's ``DELETE /api/token``)."""
+    ApiToken.objects.filter(digest=digest_of(text)).delete()

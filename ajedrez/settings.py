@@ -526,6 +526,8 @@ API_STREAMS_PER_TOKEN = int(os.environ.get("API_STREAMS_PER_TOKEN", "16"))
 # /api/import takes this many games per token an hour (lichess: 200).
 API_EXPORT_PAGE_GAMES = int(os.environ.get("API_EXPORT_PAGE_GAMES", "50"))
 API_IMPORTS_PER_HOUR = int(os.environ.get("API_IMPORTS_PER_HOUR", "200"))
+# OAuth2's token exchange (POST /api/token) takes no token: it is counted per address.
+API_TOKEN_REQUESTS_PER_MINUTE = int(os.environ.get("API_TOKEN_REQUESTS_PER_MINUTE", "30"))
 
 # Live sockets one login session, and one address, may hold open in one process
 # (accounts/socket_limits.py): a player with ten game pages open holds about twenty; an

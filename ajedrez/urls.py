@@ -5,6 +5,7 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from accounts import oauth_views
 from accounts import views as accounts_views
 from ajedrez import faults
 from games import preferences
@@ -49,6 +50,8 @@ urlpatterns = [
     path("accounts/preferences/gateway-key/", preferences.gateway_key, name="gateway_key"),
     path("accounts/mail/stop/<str:token>/", preferences.mail_stop, name="mail_stop"),
     path("accounts/", include("accounts.urls")),
+    # OAuth2's consent page, at lichess's path (docs/protocols/lichess.md).
+    path("oauth", oauth_views.authorize, name="oauth_authorize"),
     path("games/", include("games.urls")),
     path("tournaments/", include("games.tournament_urls")),
     path("analysis/", include("games.analysis_urls")),

@@ -64,10 +64,13 @@ class Sizes:
     pgn_games: int  # finished games of 200 plies in the downloaded archive
     tournament_requests: int  # renders of a 100-player event's page at each step
     analysis_moves: int  # moves timed alone, then again while two analyses run
+    api_event_streams: int  # idle /api/stream/event streams held open
+    api_board_streams: int  # idle board streams held open
 
 
-FULL = Sizes(1_000, 1_000_000, 1_000, 20, "1,2,4,8", 10.0, 200, 10_000, 2_000, 2_000, 100, 400)
-QUICK = Sizes(1_000, 10_000, 100, 5, "4", 3.0, 30, 1_000, 100, 200, 20, 100)
+FULL = Sizes(1_000, 1_000_000, 1_000, 20, "1,2,4,8", 10.0, 200, 10_000, 2_000, 2_000, 100, 400,
+             500, 200)
+QUICK = Sizes(1_000, 10_000, 100, 5, "4", 3.0, 30, 1_000, 100, 200, 20, 100, 100, 40)
 # The sizes the goals are set at (the issue's): a figure at another size has no target.
 GOAL_SPECTATORS = 1_000
 GOAL_IDLE_SESSIONS = 10_000
@@ -185,6 +188,22 @@ def measure(sizes: Sizes) -> list[Metric]:
                analysis["positions_per_second"], "pos/s"),
         Metric("analysis: a 40-move game (81 positions)", analysis["game_seconds"], "s"),
         Metric("move p99 while two analyses run / alone", analysis["p99_ratio"], "x", 2.0),
+    ]
+
+    streams = run_script("api_streams", "--events", str(sizes.api_event_streams),
+                         "--boards", str(sizes.api_board_streams))
+    held = f"{streams['event_streams']}+{streams['board_streams']} streams"
+    metrics += [
+        Metric(f"API: server RSS per 100 idle streams ({held} held)",
+               streams["rss_per_100_streams_mb"], "MB"),
+        Metric(f"API: server CPU while {held} idle", streams["idle_cpu_share"] * 100,
+               "% core"),
+        Metric("API: move → board stream p95, no idle stream", streams["alone"]["p95_ms"],
+               "ms"),
+        Metric(f"API: move → board stream p95, {held} idle", streams["loaded"]["p95_ms"],
+               "ms"),
+        Metric("API: streams left open once all are closed",
+               streams["streams_left_open"], "streams", 0),
     ]
     return metrics
 

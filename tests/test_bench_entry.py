@@ -31,6 +31,8 @@ def test_the_quick_run_is_smaller_everywhere_it_is_slow():
     assert quick.idle_sessions < full.idle_sessions
     assert quick.writers == "4"  # the one count with a goal
     assert quick.pgn_games < full.pgn_games == 2_000
+    assert quick.api_event_streams < full.api_event_streams == 500
+    assert quick.api_board_streams < full.api_board_streams == 200
 
 
 def test_the_table_shows_each_verdict():

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
+import weakref
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
@@ -50,6 +52,50 @@ GROUP_REFRESH_SECONDS = 3600.0
 
 # Streams open in this process, per token (API_STREAMS_PER_TOKEN).
 open_streams: Counter[int] = Counter()
+
+
+class TokenChecks:
+    """Whether the tokens of this process's open streams still work, read for all of
+    them in one query at most once per keep-alive, however many streams ask: one query
+    per stream and keep-alive cost 700 idle streams 43 % of a core and tripled a move's
+    time to a board stream meanwhile (``docs/benchmarks.md``). A revoked token's streams
+    end within two keep-alives."""
+
+    def __init__(self) -> None:
+        self.checked_at = -math.inf
+        self.checked: set[int] = set()
+        self.valid: set[int] = set()
+        self.refreshing: asyncio.Task[None] | None = None
+
+    async def still_valid(self, token_id: int) -> bool:
+        loop = asyncio.get_running_loop()
+        stale = loop.time() - self.checked_at >= settings.API_STREAM_KEEPALIVE_SECONDS
+        if stale or token_id not in self.checked:
+            if self.refreshing is None or self.refreshing.done():
+                self.refreshing = loop.create_task(self._refresh())
+            # Shielded: a stream closing while it waits does not cancel the others' read.
+            await asyncio.shield(self.refreshing)
+        return token_id in self.valid
+
+    async def _refresh(self) -> None:
+        started = asyncio.get_running_loop().time()
+        wanted = set(open_streams)
+        self.valid = await in_pool(tokens.valid_among)(wanted)
+        self.checked, self.checked_at = wanted, started
+
+
+# One per event loop: Daphne runs one; each test has its own.
+token_checks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, TokenChecks] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def token_still_valid(token_id: int) -> bool:
+    loop = asyncio.get_running_loop()
+    checks = token_checks.get(loop)
+    if checks is None:
+        checks = token_checks[loop] = TokenChecks()
+    return await checks.still_valid(token_id)
 
 
 class Subscription:
@@ -135,13 +181,18 @@ async def _lines(
         first, over = await opening()
         for line in first:
             yield ndjson(line)
+        if not first:
+            # Daphne sends the answer's headers with its first bytes: a stream with
+            # nothing to say yet would leave its client waiting for them until the
+            # first keep-alive (bench/api_streams.py). An empty line is a keep-alive.
+            yield b"\n"
         while not over:
             message = await subscription.next(settings.API_STREAM_KEEPALIVE_SECONDS)
             if message is None:
                 if subscription.broken:
                     logger.warning("an API stream's channel layer failed: stream closed")
                     return
-                if not await in_pool(tokens.still_valid)(token.token_id):
+                if not await token_still_valid(token.token_id):
                     return
                 for line in await tick() if tick is not None else []:
                     yield ndjson(line)

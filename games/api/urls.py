@@ -5,7 +5,17 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path, re_path
 
-from games.api import account, board, challenges, fallback, games, seeks, streams, users
+from games.api import (
+    account,
+    board,
+    challenges,
+    fallback,
+    games,
+    oauth,
+    seeks,
+    streams,
+    users,
+)
 from games.api.board import for_api
 
 
@@ -47,6 +57,7 @@ urlpatterns = [
     path("api/bot/account/upgrade", board.upgrade),
     path("api/board/seek", seeks.board_seek),
     path("api/user/<str:username>", users.public),
+    path("api/token", oauth.token, name="api_token"),
     path("game/export/<str:game_id>", games.export),
     path("api/games/user/<str:username>", games.user_games),
     path("api/import", games.import_game),

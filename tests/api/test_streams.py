@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+from collections import Counter
 
 import pytest
 import time_machine
@@ -124,6 +125,15 @@ async def test_an_empty_line_keeps_a_quiet_stream_alive(alice, quick_keepalive):
     await stream.close()
 
 
+async def test_a_quiet_stream_says_something_at_once(alice, settings):
+    # Its first bytes carry its headers to the client (Daphne), long before a keep-alive.
+    settings.API_STREAM_KEEPALIVE_SECONDS = 3600
+    stream = await Stream("/api/stream/event", await run(token_for, alice)).open()
+
+    assert await stream.raw_line(timeout=10) == b""
+    await stream.close()
+
+
 async def test_a_stream_ends_when_its_token_is_revoked(alice, quick_keepalive):
     text = await run(token_for, alice)
     stream = await Stream("/api/stream/event", text).open()
@@ -133,6 +143,46 @@ async def test_a_stream_ends_when_its_token_is_revoked(alice, quick_keepalive):
     await run(tokens.revoke_token, player=alice, token_id=use.token_id)
 
     assert await stream.closed_by_server()
+
+
+async def test_a_revoked_token_ends_its_own_streams_only(alice, bob, quick_keepalive):
+    # The keep-alives of a process's streams check all their tokens in one query.
+    kept, revoked = await run(token_for, alice), await run(token_for, bob)
+    streams = [await Stream("/api/stream/event", text).open()
+               for text in (kept, revoked) for _ in range(5)]
+    for stream in streams:
+        assert await stream.raw_line() == b""
+    use = await run(tokens.use_token, revoked)
+
+    await run(tokens.revoke_token, player=bob, token_id=use.token_id)
+
+    for stream in streams[5:]:
+        assert await stream.closed_by_server()
+    for stream in streams[:5]:
+        assert await stream.raw_line() == b""  # still kept alive
+        assert not stream.ended
+        await stream.close()
+
+
+async def test_the_token_checks_answer_from_one_read_until_the_next_keep_alive(
+    alice, bob, settings, monkeypatch
+):
+    settings.API_STREAM_KEEPALIVE_SECONDS = 3600
+    ids = [(await run(tokens.create_token, player=player, description="t", scopes=[]))[0].pk
+           for player in (alice, bob)]
+    # Streams of both tokens open in this process, as the streams themselves count them.
+    monkeypatch.setattr(streams, "open_streams", Counter({ids[0]: 3, ids[1]: 2}))
+    checks = streams.TokenChecks()
+    assert await asyncio.gather(*(checks.still_valid(i) for i in [*ids, *ids])) == [True] * 4
+    read_at = checks.checked_at
+
+    await run(tokens.revoke_token, player=bob, token_id=ids[1])
+
+    assert await checks.still_valid(ids[1]) is True  # the last read, until a keep-alive
+    assert checks.checked_at == read_at
+    checks.checked_at -= 3600  # a keep-alive later
+    assert await checks.still_valid(ids[1]) is False
+    assert await checks.still_valid(ids[0]) is True
 
 
 async def test_a_stream_ends_when_the_account_closes(alice, bob):
