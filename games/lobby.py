@@ -109,11 +109,6 @@ def dashboard(request: AuthenticatedRequest) -> HttpResponse:
         return render(request, "lobby/_dashboard_live.html", context)
     context["challenge_typed"] = request.session.pop(CHALLENGE_TYPED_KEY, "")
     context["challenge_days"] = request.session.pop(CHALLENGE_DAYS_KEY, "")
-    context["fischer_max"] = {
-        "base": clock.FISCHER_MAX_BASE_DAYS,
-        "increment": clock.FISCHER_MAX_INCREMENT_DAYS,
-        "cap": clock.FISCHER_MAX_CAP_DAYS,
-    }
     context["my_tournaments"] = state.tournaments.current_entries_of(request.user)
     return render(request, "lobby/dashboard.html", context)
 
