@@ -349,6 +349,14 @@ class RatingOutOfBounds(DomainError):
     default_message = _("Your rating is outside this tournament's bounds.")
 
 
+class BotInTournament(DomainError):
+    """A bot plays through the lichess API alone, which has no door to events: it takes
+    part in none."""
+
+    code = "bot_in_tournament"
+    default_message = _("A bot account does not play in tournaments.")
+
+
 class TournamentNotRunning(DomainError):
     """A withdrawal from an event that is not being played (over, or not begun: then the
     player leaves it instead)."""

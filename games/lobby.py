@@ -39,8 +39,8 @@ from accounts.types import AuthenticatedRequest, Player
 from accounts.validators import USERNAME_MAX_LENGTH
 from games import clock, errors, notifications, selectors, services, state
 from games.models import Colour, Game
-from games.state import seeks as seek_state
 from games.state import GameRow, LiveGame, Relation, awaiting_count, game_row, relations_of
+from games.state import seeks as seek_state
 from ranking import selectors as ranking_selectors
 
 RECENT_FINISHED_GAMES = 10
@@ -111,11 +111,6 @@ def dashboard(request: AuthenticatedRequest) -> HttpResponse:
         return render(request, "lobby/_dashboard_live.html", context)
     context["challenge_typed"] = request.session.pop(CHALLENGE_TYPED_KEY, "")
     context["challenge_days"] = request.session.pop(CHALLENGE_DAYS_KEY, "")
-    context["fischer_max"] = {
-        "base": clock.FISCHER_MAX_BASE_DAYS,
-        "increment": clock.FISCHER_MAX_INCREMENT_DAYS,
-        "cap": clock.FISCHER_MAX_CAP_DAYS,
-    }
     context["my_tournaments"] = state.tournaments.current_entries_of(request.user)
     return render(request, "lobby/dashboard.html", context)
 

@@ -13,7 +13,7 @@ from accounts.models import BotAccount
 from accounts.services import end_login_sessions
 from accounts.types import Player
 from games import errors
-from games.models import Game
+from games.models import Game, Tournament, TournamentEntry
 
 User = get_user_model()
 
@@ -22,7 +22,8 @@ User = get_user_model()
 def upgrade_to_bot(*, player: Player) -> None:
     """Make ``player``'s account a bot's. Refused
     (:class:`~games.errors.BotUpgradeRefused`) for an account that has played or is
-    playing a game, is a bot already, or is no player's."""
+    playing a game, is entered in an event not over, is a bot already, or is no
+    player's."""
     # NO KEY UPDATE, as closing an account locks it: a challenge made meanwhile only
     # references the row.
     locked = User.objects.select_for_update(no_key=True).get(pk=player.pk)
@@ -32,5 +33,15 @@ def upgrade_to_bot(*, player: Player) -> None:
         raise errors.BotUpgradeRefused(_("This account is a bot already."))
     if Game.objects.of_player(locked).exists():
         raise errors.BotUpgradeRefused(_("An account that has played a game cannot become a bot."))
+    # A bot takes part in no event (games.services.join_tournament): an entry in one not
+    # over would put a bot among the event's people.
+    if TournamentEntry.objects.filter(
+        player=locked,
+        withdrawn_at__isnull=True,
+        tournament__status__in=(Tournament.Status.REGISTRATION, Tournament.Status.RUNNING),
+    ).exists():
+        raise errors.BotUpgradeRefused(
+            _("An account entered in a tournament cannot become a bot: leave it first.")
+        )
     BotAccount.objects.create(player=locked)
     end_login_sessions(locked)

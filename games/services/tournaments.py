@@ -142,6 +142,8 @@ def join_tournament(*, tournament_id: int, player: Player) -> TournamentEntry:
     # gateway's guest or a staff account is no player (accounts.selectors.players).
     if not account_selectors.players().filter(pk=player.pk).exists():
         raise account_errors.UserNotFound()
+    if account_selectors.is_bot(player.pk):
+        raise errors.BotInTournament()
     if TournamentEntry.objects.filter(tournament=tournament, player=player).exists():
         raise errors.AlreadyRegistered()
     joined = TournamentEntry.objects.filter(tournament=tournament).count()

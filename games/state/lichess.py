@@ -166,12 +166,15 @@ def time_control(
     days_per_move: int | None, fischer: clock.Fischer | None = None
 ) -> dict[str, Any]:
     if fischer is not None:
-        # lichess's clock shape, in seconds: the nearest it has to a Fischer clock.
+        # lichess's clock shape, in seconds: the nearest it has to a Fischer clock (by
+        # lichess's own rule, a clock of a day or more is of correspondence speed). Its
+        # "show" is lichess's base+increment, never translated; in days, since lichess's
+        # minutes+seconds would read "43200+86400". The cap has no field in lichess.
         return {
             "type": "clock",
             "limit": fischer.base_days * 86_400,
             "increment": fischer.increment_days * 86_400,
-            "show": clock.fischer_label(fischer),
+            "show": f"{fischer.base_days}d+{fischer.increment_days}d",
         }
     if days_per_move is None:
         return {"type": "unlimited"}

@@ -21,6 +21,16 @@ def time_control_choices(chosen: str = "") -> list[tuple[str, str, bool]]:
     return clock.time_control_choices(chosen)
 
 
+@register.simple_tag
+def fischer_limits() -> dict[str, int]:
+    """The bounds of a Fischer clock's three numbers of days, for the form's fields."""
+    return {
+        "base": clock.FISCHER_MAX_BASE_DAYS,
+        "increment": clock.FISCHER_MAX_INCREMENT_DAYS,
+        "cap": clock.FISCHER_MAX_CAP_DAYS,
+    }
+
+
 @register.filter
 def time_control(days: int | None) -> str:
     return clock.label(days)

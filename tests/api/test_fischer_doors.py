@@ -7,10 +7,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+import pytest
+from berserk.exceptions import ResponseError
 from django.test import Client
 from django.urls import reverse
 
-from games import clock
+from games import clock, services
 from games.models import Challenge, Game
 from legacy_tcp.espol.client import jgda
 from tests.api.test_berserk import (  # noqa: F401 (fixtures)
@@ -19,6 +21,7 @@ from tests.api.test_berserk import (  # noqa: F401 (fixtures)
     espol_login,
     espol_player,
     moves_are,
+    of_type,
     served,
 )
 
@@ -69,3 +72,41 @@ def test_a_fischer_game_from_the_web_form_played_over_espol_and_the_api_shows_on
     page = web.get(reverse("game_detail", args=[game.pk])).content.decode()
     assert re.search(r'id="bank-black"[^>]*>31d 23h left<', page)
     assert re.search(r'id="bank-white"[^>]*data-deadline="[^"]+"[^>]*>31d 23h left<', page)
+
+
+def test_a_fischer_challenge_reaches_lichess_clients_as_lichess_s_clock_in_seconds(
+    client_of, alice, bob  # noqa: F811
+):
+    """lichess has no correspondence Fischer clock; its ``clock`` time control (limit and
+    increment in seconds) is what a client reads one with, and by lichess's own speed
+    rule a clock of days is of correspondence speed. ``show`` is not translated."""
+    made = services.challenge(challenger=alice, challenged=bob, fischer=clock.Fischer(30, 1, 40))
+    alice_api, bob_api = client_of(alice), client_of(bob)
+    expected = {"type": "clock", "limit": 30 * 86_400, "increment": 86_400, "show": "30d+1d"}
+
+    bob_events = Lines(bob_api.board.stream_incoming_events())
+    seen = bob_events.until(of_type("challenge"))["challenge"]
+    assert (seen["id"], seen["timeControl"], seen["speed"]) == (
+        made.short_id, expected, "correspondence"
+    )
+    assert [c["timeControl"] for c in bob_api.challenges.get_mine()["in"]] == [expected]
+    assert [c["timeControl"] for c in alice_api.challenges.get_mine()["out"]] == [expected]
+
+    bob_api.challenges.accept(made.short_id)
+    assert bob_events.until(of_type("gameStart"))["game"]["gameId"] == made.short_id
+    full = Lines(bob_api.board.stream_game_state(made.short_id)).next()
+    assert full["clock"] == {"initial": 30 * DAY_MS, "increment": DAY_MS}
+    assert "daysPerTurn" not in full
+
+
+def test_a_fischer_clock_cannot_be_asked_for_through_the_api(client_of, alice, bob):  # noqa: F811
+    """lichess's clock fields would make a real-time game there; here they are refused,
+    and nothing is made, whatever numbers they carry."""
+    alice_api = client_of(alice)
+    for limit, increment in ((2_592_000, 86_400), (0, 0), (-1, 5), (10**12, 1)):
+        with pytest.raises(ResponseError) as refused:
+            alice_api.challenges.create(
+                "bob", rated=False, clock_limit=limit, clock_increment=increment
+            )
+        assert refused.value.status_code == 400
+    assert not Challenge.objects.exists()

@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from games import clock, services
+from games.models import Challenge
 from tests.e2e.board import drag, open_game
 
 pytestmark = pytest.mark.e2e
@@ -36,3 +37,21 @@ def test_the_game_page_shows_both_banks_and_counts_down_the_one_on_the_clock(new
     expect(white).to_have_text(re.compile(r"^3[01]d \d+h"))
     expect(black).to_have_attribute("data-deadline", re.compile(r"^\d{4}-"))
     expect(white).not_to_have_attribute("data-deadline", re.compile("."))
+
+
+def test_a_players_page_challenges_with_a_fischer_clock_whose_days_show_once_chosen(
+    new_page, alice, bob
+):
+    page = new_page(alice)
+    page.goto(f"/players/{bob.username}/")
+    days, base = page.locator(f"#challenge-days-{bob.pk}"), page.locator(f"#fischer-base-{bob.pk}")
+    expect(base).to_be_hidden()
+    days.select_option("fischer")
+    expect(base).to_be_visible()
+    base.fill("20")
+    page.locator(f"#fischer-increment-{bob.pk}").fill("2")
+    page.locator(f"#fischer-cap-{bob.pk}").fill("25")
+    page.get_by_role("button", name="Challenge", exact=True).click()
+    expect(page.locator(".alert-success")).to_contain_text("Challenge sent to bob")
+    made = Challenge.objects.get()
+    assert made.fischer == clock.Fischer(20, 2, 25) and made.days_per_move is None

@@ -10,8 +10,9 @@ from django.utils import timezone
 
 from accounts.models import GuestIdentity
 from games import errors, services
-from games.models import Challenge, Game, Move
+from games.models import Challenge, Game, Move, Tournament, TournamentGroup
 from tests.games.knight_walks import knight_walk
+from tests.games.tournaments import end_game, game_between, join_all, make_event
 
 KNIGHT_DANCE = ["Nf3", "Nf6", "Ng1", "Ng8"]
 
@@ -323,6 +324,41 @@ def test_purge_deletes_old_finished_games_with_their_moves(alice, bob, carol, st
     assert services.delete_finished_games(older_than_days=5) == 1
     assert list(Game.objects.values_list("pk", flat=True)) == [recent.pk]
     assert not Move.objects.filter(game_id=old.pk).exists()
+
+
+def test_purge_keeps_a_running_events_finished_games_until_the_event_is_over(
+    make_player, alice, bob, start_game
+):
+    # Three players, one game per pair: the event runs until its third game ends.
+    players = [make_player(name) for name in ("p01", "p02", "p03")]
+    event = make_event(min_players=3, max_players=3)
+    join_all(event, players)
+    group = TournamentGroup.objects.get(tournament=event)
+    first, second, third = (
+        game_between(group, a, b)
+        for a, b in ((players[0], players[1]), (players[0], players[2]),
+                     (players[1], players[2]))
+    )
+    end_game(first, 1)
+    end_game(second, 0)
+    ordinary = _finished(start_game, alice, bob, days_ago=10)
+    long_ago = timezone.now() - dt.timedelta(days=10)
+    Game.objects.filter(pk__in=(first.pk, second.pk)).update(finished_at=long_ago)
+    event.refresh_from_db()
+    assert event.status == Tournament.Status.RUNNING
+
+    assert services.delete_finished_games(older_than_days=5) == 1
+    assert not Game.objects.filter(pk=ordinary.pk).exists()
+    assert set(Game.objects.filter(tournament=event).values_list("pk", flat=True)) == {
+        first.pk, second.pk, third.pk
+    }
+
+    end_game(third, 0.5)
+    Game.objects.filter(pk=third.pk).update(finished_at=long_ago)
+    event.refresh_from_db()
+    assert event.status == Tournament.Status.FINISHED
+    assert services.delete_finished_games(older_than_days=5) == 3
+    assert not Game.objects.filter(tournament=event).exists()
 
 
 def test_purge_never_deletes_active_games(game):

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from accounts import errors as account_errors
 from accounts import services as account_services
+from accounts.models import BotAccount
 from games import errors, services
 from games.models import (
     Game,
@@ -265,3 +266,31 @@ def test_a_gateways_guest_or_a_staff_account_cannot_join(make_player):
         with pytest.raises(account_errors.UserNotFound):
             services.join_tournament(tournament_id=event.pk, player=outsider)
     assert not TournamentEntry.objects.exists()
+
+
+def test_a_bot_cannot_join(alice, bob):
+    event = make_event()
+    services.upgrade_to_bot(player=alice)
+    with pytest.raises(errors.BotInTournament):
+        services.join_tournament(tournament_id=event.pk, player=alice)
+    assert not TournamentEntry.objects.exists()
+
+
+def test_an_entered_player_becomes_a_bot_only_after_leaving(alice):
+    event = make_event()
+    services.join_tournament(tournament_id=event.pk, player=alice)
+    with pytest.raises(errors.BotUpgradeRefused) as refused:
+        services.upgrade_to_bot(player=alice)
+    assert "leave it first" in refused.value.message
+    assert not BotAccount.objects.exists()
+    services.leave_tournament(tournament_id=event.pk, player=alice)
+    services.upgrade_to_bot(player=alice)
+    assert BotAccount.objects.filter(player=alice).exists()
+
+
+def test_an_event_called_off_keeps_no_one_from_becoming_a_bot(alice):
+    event = make_event()
+    services.join_tournament(tournament_id=event.pk, player=alice)
+    services.cancel_tournament(tournament_id=event.pk)
+    services.upgrade_to_bot(player=alice)
+    assert BotAccount.objects.filter(player=alice).exists()

@@ -1,7 +1,10 @@
-"""The dashboard's challenge form with a Fischer clock: made when its three numbers make
-one, refused with the reason (and nothing made) when they do not."""
+"""The challenge form with a Fischer clock, the dashboard's and a player's page's (one
+form): made when its three numbers make one, refused with the reason (and nothing made)
+when they do not."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from django.contrib.messages import get_messages
@@ -60,3 +63,47 @@ def test_a_fischer_clock_without_its_numbers_is_refused(as_alice, bob):
     )
     assert any("must be whole days" in said for said in _said(response))
     assert not Challenge.objects.exists()
+
+
+# --------------------------------------------------------------------------- a player's page
+
+
+def test_a_players_page_offers_the_fischer_clock_of_the_dashboards_form(as_alice, bob):
+    page = as_alice.get(reverse("player_detail", args=["bob"])).content.decode()
+    assert 'value="fischer"' in page
+    for name in ("fischer_base_days", "fischer_increment_days", "fischer_cap_days"):
+        assert f'name="{name}"' in page
+    assert f'id="challenge-days-{bob.pk}"' in page and f'id="fischer-cap-{bob.pk}"' in page
+
+
+def test_the_players_list_gives_each_form_its_own_field_ids(as_alice, bob, carol):
+    page = as_alice.get(reverse("players")).content.decode()
+    ids = re.findall(r'id="((?:challenge-days|fischer-[a-z]+)-\d+)"', page)
+    assert len(ids) == 2 * 4 and len(set(ids)) == len(ids)
+
+
+def test_a_fischer_challenge_from_a_players_page_carries_it_and_comes_back(as_alice, bob):
+    back = reverse("player_detail", args=["bob"])
+    response = as_alice.post(reverse("challenge_create"), {**FISCHER, "next": back})
+    assert response.status_code == 302 and response["Location"] == back
+    made = Challenge.objects.get()
+    assert made.fischer == clock.Fischer(30, 1, 40) and made.days_per_move is None
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"fischer_cap_days": "29"},
+        {"fischer_increment_days": ""},
+        {"fischer_base_days": "🕰️"},
+        {"fischer_base_days": "1" * 10_000},
+    ],
+)
+def test_a_refused_fischer_challenge_from_a_players_page_comes_back_with_fischer_chosen(
+    as_alice, bob, fields
+):
+    back = reverse("player_detail", args=["bob"])
+    as_alice.post(reverse("challenge_create"), {**FISCHER, **fields, "next": back})
+    assert not Challenge.objects.exists()
+    page = as_alice.get(back).content.decode()
+    assert '<option value="fischer" selected>' in page
