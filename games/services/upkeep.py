@@ -12,7 +12,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from games import errors, openings
-from games.models import Challenge, Game, Move, Tournament
+from games.models import Challenge, Game, Move
 from games.services.clocks import warn_low_time
 from games.services.guards import lock_game, require_finished
 from games.services.timeouts import expire_pages
@@ -40,14 +40,16 @@ def expire_due_games(*, now: dt.datetime | None = None, batch_size: int = 500) -
 def delete_finished_games(*, older_than_days: int) -> int:
     """Delete games finished more than ``older_than_days`` days ago (AdmChess maintenance).
 
-    Active games are never touched. Returns how many games were deleted.
+    Active games and tournaments' games are never touched. Returns how many games were
+    deleted.
     """
     if older_than_days < 0:
         raise ValueError("older_than_days must not be negative")
     cutoff = timezone.now() - dt.timedelta(days=older_than_days)
-    # A running event's finished games stay: its tables and crosstable read them.
-    old = Game.objects.filter(status=Game.Status.FINISHED, finished_at__lt=cutoff).exclude(
-        tournament__status=Tournament.Status.RUNNING
+    # An event's games stay, finished or not, however old: its tables and crosstable are
+    # made of them, and an event is never deleted (games.tournament_admin).
+    old = Game.objects.filter(
+        status=Game.Status.FINISHED, finished_at__lt=cutoff, tournament__isnull=True
     )
     return _delete_games(old)
 

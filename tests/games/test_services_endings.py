@@ -326,7 +326,7 @@ def test_purge_deletes_old_finished_games_with_their_moves(alice, bob, carol, st
     assert not Move.objects.filter(game_id=old.pk).exists()
 
 
-def test_purge_keeps_a_running_events_finished_games_until_the_event_is_over(
+def test_purge_keeps_an_events_finished_games_while_it_runs_and_after_it_is_over(
     make_player, alice, bob, start_game
 ):
     # Three players, one game per pair: the event runs until its third game ends.
@@ -357,8 +357,8 @@ def test_purge_keeps_a_running_events_finished_games_until_the_event_is_over(
     Game.objects.filter(pk=third.pk).update(finished_at=long_ago)
     event.refresh_from_db()
     assert event.status == Tournament.Status.FINISHED
-    assert services.delete_finished_games(older_than_days=5) == 3
-    assert not Game.objects.filter(tournament=event).exists()
+    assert services.delete_finished_games(older_than_days=5) == 0
+    assert Game.objects.filter(tournament=event).count() == 3
 
 
 def test_purge_never_deletes_active_games(game):
