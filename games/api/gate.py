@@ -252,7 +252,8 @@ def fields(request: HttpRequest) -> Mapping[str, str]:
     if content_type == "application/json":
         try:
             parsed = json.loads(body)
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            # RecursionError: brackets nested a thousand deep fit in a few KB.
             raise BadRequest(_("The body is not valid JSON.")) from exc
         if not isinstance(parsed, dict):
             raise BadRequest(_("The body must be a JSON object."))

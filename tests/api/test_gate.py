@@ -166,3 +166,25 @@ def test_the_number_of_games_listed_must_be_a_number(alice, api, nb, status):
 
     assert response.status_code == status
     assert ("error" in response.json()) == (status == 400)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "[" * 5000 + "]" * 5000,
+        '{"days": ' + "[" * 5000 + "]" * 5000 + "}",
+        '{"days": "3"',
+        "\x00",
+    ],
+    ids=["nested-array", "nested-field", "truncated", "nul"],
+)
+@pytest.mark.parametrize("path", ["/api/board/seek", "/api/challenge/open", "/api/import"])
+def test_a_body_that_is_not_usable_json_is_a_400_everywhere(alice, api, path, body):
+    client = api(alice, "board:play", "challenge:write")
+    response = client.post(path, body, content_type="application/json")
+
+    assert response.status_code == 400
+    assert response.json()["error"] in (
+        "The body is not valid JSON.",
+        "The body must be a JSON object.",
+    )
