@@ -52,7 +52,7 @@ class ApiServe(ServerProcess):
             "TASK_WORKER_IN_SERVE": "false",
             "ESPOL_LOGIN_DELAY": "0",
             "ESPOL_MAX_PER_ADDRESS": "0",
-            "SITE_URL": f"http://127.0.0.1:{port}",
+            # No SITE_URL: serve takes its own address for the links it hands out.
         }
         super().__init__(
             [sys.executable, "manage.py", "serve", "--port", str(port),

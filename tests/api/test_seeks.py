@@ -215,7 +215,8 @@ def test_berserk_s_open_challenge_then_a_player_joins(
     alice_api = client_of(alice)
     events = Lines(alice_api.board.stream_incoming_events())
     made = alice_api.challenges.create_open(rated=False, name="Friday")
-    assert made["urlWhite"].endswith("?color=white")
+    # The link reaches the server that gave it, on its own port.
+    assert made["urlWhite"] == f"{served.url}/seeks/{made['id']}/?color=white"
 
     joined = join_in_the_browser(served.url, bob, made["urlWhite"])
     assert joined.url.endswith(f"/games/{Game.objects.get(short_id=made['id']).pk}/")

@@ -14,6 +14,8 @@ WhiteNoise's middleware in the application itself, so each process serves them o
 
 from __future__ import annotations
 
+import os
+
 # Daphne installs Twisted's asyncio reactor when imported: it must come first.
 from daphne.server import Server  # isort:skip
 
@@ -64,6 +66,13 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options) -> None:
+        if "SITE_URL" not in os.environ:
+            # The links the site hands out (mail, the lichess API's urlWhite and game
+            # urls) must reach this server, on whatever port it was started.
+            host = options["host"]
+            host = "127.0.0.1" if host in ("0.0.0.0", "") else host
+            host = f"[{host}]" if ":" in host else host
+            settings.SITE_URL = f"http://{host}:{options['port']}"
         if not options["no_migrate"]:
             call_command("migrate", interactive=False, verbosity=0)
         if not options["no_collectstatic"]:
