@@ -247,6 +247,21 @@ def opponents_in_active_games(player: Player) -> dict[int, list[int]]:
     return found
 
 
+def opponents_at_pair_limit(player: Player) -> set[int]:
+    """The players with whom ``player`` has as many games in progress as
+    :func:`games_per_pair` allows (two queries): a challenge or an open challenge
+    between them would only be refused. Counted as :func:`pair_games_in_progress`."""
+    limit = games_per_pair()
+    counted = Game.objects.of_player(player, status=Game.Status.ACTIVE).filter(
+        tournament__isnull=True
+    )
+    per_opponent: dict[int, int] = {}
+    for white_id, black_id in counted.values_list("white_id", "black_id"):
+        opponent = white_id if black_id == player.pk else black_id
+        per_opponent[opponent] = per_opponent.get(opponent, 0) + 1
+    return {opponent for opponent, games in per_opponent.items() if games >= limit}
+
+
 # The order of each list of a player's games. "Your move": the least time left on a
 # running clock first; then, without a running clock (none, or standing still while the
 # player is on vacation), the game that has waited longest, as a correspondence player

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from accounts import selectors as account_selectors
 from accounts.types import Player
+from games import selectors
 from games.models import Seek
 from games.models.games import is_short_id
 from ranking import selectors as ranking_selectors
@@ -48,22 +49,26 @@ class SeekRow:
     mine: bool
     # The viewer's rating is outside the range: shown, but not offered to them.
     out_of_range: bool
+    # The viewer already has as many games with the maker as the site allows.
+    pair_full: bool = False
 
     @property
     def can_accept(self) -> bool:
-        return not self.mine and not self.out_of_range
+        return not self.mine and not self.out_of_range and not self.pair_full
 
 
 def seek_rows(viewer: Player, seeks: list[Seek]) -> list[SeekRow]:
     """``seeks`` as ``viewer`` reads them: one query for all the makers' ratings."""
     records = ranking_selectors.records_of({s.maker_id for s in seeks} | {viewer.pk})
     viewer_rating = records[viewer.pk].rating
+    at_limit = selectors.opponents_at_pair_limit(viewer) if seeks else set()
     return [
         SeekRow(
             seek=s,
             maker_rating=records[s.maker_id].rating_label,
             mine=s.maker_id == viewer.pk,
             out_of_range=not s.admits(viewer_rating),
+            pair_full=s.maker_id in at_limit,
         )
         for s in seeks
     ]

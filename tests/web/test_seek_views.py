@@ -175,7 +175,9 @@ def test_the_list_s_queries_do_not_grow_with_the_seeks(as_carol, make_player,
                                                       django_assert_max_num_queries):
     for index in range(8):
         services.create_seek(maker=make_player(f"m{index}"), days_per_move=3)
-    with django_assert_max_num_queries(6):
+    # Session and user, the seeks, their makers' ratings, the pair limit and the games
+    # it counts: the same for eight seeks as for one.
+    with django_assert_max_num_queries(8):
         as_carol.get(LIST, {"partial": "1"})
 
 
@@ -204,3 +206,24 @@ def test_the_dashboard_lists_the_newest_open_challenges_of_others(client, alice,
     assert card.count('class="list-group-item d-flex flex-wrap align-items-center gap-2 seek"') == 2
     assert ">alice<" in card and ">carol<" in card
     assert 'data-socket="/ws/seeks/"' in page
+
+
+def test_a_seek_of_a_player_one_already_has_the_allowed_games_with_is_not_offered(
+    client, alice, bob, carol, start_game
+):
+    start_game(alice, bob)  # one game per pair, the default
+    from_alice = services.create_seek(maker=alice, days_per_move=3)
+    from_carol = services.create_seek(maker=carol, days_per_move=3)
+    client.force_login(bob)
+
+    for page in ("/", reverse("seek_list")):
+        html = client.get(page).content.decode()
+        alice_row = html[html.index(f'data-seek-id="{from_alice.short_id}"') :]
+        alice_row = alice_row[: alice_row.index("</li>")]
+        carol_row = html[html.index(f'data-seek-id="{from_carol.short_id}"') :]
+        carol_row = carol_row[: carol_row.index("</li>")]
+        assert "you already have your games with them" in alice_row
+        assert "Accept" not in alice_row
+        assert "Accept" in carol_row
+    detail = client.get(reverse("seek_detail", args=[from_alice.short_id])).content.decode()
+    assert "as many games in progress with this player as the site allows" in detail
