@@ -151,8 +151,10 @@ def fischer_problem(base_days: object, increment_days: object, cap_days: object)
 
 def fischer_label(fischer: Fischer) -> str:
     """``30 days + 1 per move (max 40)``, in the active language."""
-    return gettext(
-        "%(base)d days + %(increment)d per move (max %(cap)d)"
+    return ngettext(
+        "%(base)d day + %(increment)d per move (max %(cap)d)",
+        "%(base)d days + %(increment)d per move (max %(cap)d)",
+        fischer.base_days,
     ) % {"base": fischer.base_days, "increment": fischer.increment_days, "cap": fischer.cap_days}
 
 

@@ -222,3 +222,19 @@ def test_a_challenge_with_both_kinds_of_clock_is_refused(alice, bob):
     with pytest.raises(errors.InvalidTimeControl, match="not both"):
         services.challenge(challenger=alice, challenged=bob, days_per_move=3, fischer=ICCF)
     assert not Challenge.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("language", "base", "label"),
+    [
+        ("en", 1, "1 day + 0 per move (max 2)"),
+        ("en", 30, "30 days + 0 per move (max 2)"),
+        ("es", 1, "1 día + 0 por jugada (máx. 2)"),
+        ("es", 30, "30 días + 0 por jugada (máx. 2)"),
+    ],
+)
+def test_the_fischer_label_says_day_or_days_as_the_base_asks(language, base, label):
+    from django.utils import translation
+
+    with translation.override(language):
+        assert clock.fischer_label(clock.Fischer(base, 0, 2)) == label
