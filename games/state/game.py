@@ -22,12 +22,15 @@ def game_ratings(game: Game) -> dict[str, Any]:
     says whether the game changed ratings at all (false for a game in progress)."""
     changes = {} if game.is_active else ranking_selectors.game_rating_changes(game.pk)
     records = ranking_selectors.records_of([game.white_id, game.black_id])
-    # Why a finished game changes no rating: a gateway's guest played (such games never
-    # count), or it ended before both players moved. A rated game whose time ran out has
-    # no change yet until the sweep ends it: ratings as they stand, the change to come.
+    # Why a finished game changes no rating: it was imported, a gateway's guest played
+    # (such games never count), or it ended before both players moved. A rated game
+    # whose time ran out has no change yet until the sweep ends it: ratings as they
+    # stand, the change to come.
     why_unrated = None
     if not game.is_active and not changes:
-        if not game.rated:
+        if game.imported_by_id is not None:
+            why_unrated = "imported"
+        elif not game.rated:
             why_unrated = "guest"
         elif not rules.both_sides_have_moved(
             start_fen=game.start_fen, plies=game.next_move_number - 1

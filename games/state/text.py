@@ -50,6 +50,7 @@ def result_strings() -> dict[str, str]:
         "aborted": gettext("Aborted: no result"),
         "notRated": gettext("not rated: the game ended before both players moved"),
         "notRatedGuest": gettext("not rated: a guest of a TCP gateway played"),
+        "notRatedImported": gettext("not rated: an imported game, not played here"),
     }
 
 
@@ -78,6 +79,8 @@ def result_text(game: dict[str, Any], ratings: dict[str, Any]) -> str:
             f"{game['white']} {white['rating']} ({white['change']}), "
             f"{game['black']} {black['rating']} ({black['change']})"
         )
+    elif ratings["why_unrated"] == "imported":
+        rated = words["notRatedImported"]
     elif ratings["why_unrated"] == "guest":
         rated = words["notRatedGuest"]
     elif ratings["why_unrated"] == "early":

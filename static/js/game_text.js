@@ -32,6 +32,8 @@ export function resultText(game, ratings, strings, terminations) {
   let rated;
   if (ratings.rated) {
     rated = `${game.white} ${white.rating} (${white.change}), ${game.black} ${black.rating} (${black.change})`;
+  } else if (ratings.why_unrated === "imported") {
+    rated = strings.notRatedImported;
   } else if (ratings.why_unrated === "guest") {
     rated = strings.notRatedGuest;
   } else if (ratings.why_unrated === "early") {

@@ -179,3 +179,16 @@ def test_the_script_writes_the_result_banner_the_template_wrote(
     else:
         # Resigned before both players moved: no rating changes.
         assert banner.endswith("· not rated: the game ended before both players moved")
+
+
+@needs_node
+def test_an_imported_game_s_banner_says_it_was_imported_on_load_and_in_the_script(as_alice, alice):
+    from games.services import imports
+
+    pgn = '[White "alice"]\n[Black "someone"]\n[Result "0-1"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n'
+    game = imports.import_game(importer=alice, imported=imports.read_import(pgn))
+
+    text, page = page_of(as_alice, game)
+    banner = template_banner(text)
+    assert banner.endswith("· not rated: an imported game, not played here")
+    assert script_writes(page)["banner"] == banner
