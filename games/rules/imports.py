@@ -41,15 +41,37 @@ class ImportedGame:
     outcome: Outcome
 
 
+class _QuietBuilder(chess.pgn.GameBuilder):
+    """python-chess's builder without its log line per error: a client's bad PGN is
+    answered with the reason, not written to the server's error log."""
+
+    def handle_error(self, error: Exception) -> None:
+        self.game.errors.append(error)
+
+
+def _start_is_unreadable(headers: chess.pgn.Headers) -> bool:
+    """A ``FEN`` tag that is no legal position: the moves' errors would only say that
+    the first of them cannot be played."""
+    fen = headers.get("FEN")
+    if fen is None:
+        return False
+    try:
+        return not chess.Board(fen).is_valid()
+    except ValueError:
+        return True
+
+
 def read_pgn_game(text: str) -> ImportedGame:
     """The one game of ``text``; :class:`PgnImportError` when there is none, more than
     one, a variant, an illegal move, or no result (``*``)."""
     stream = io.StringIO(text)
-    game = chess.pgn.read_game(stream)
+    game = chess.pgn.read_game(stream, Visitor=_QuietBuilder)
     if game is None or (not game.errors and game.next() is None):
         raise PgnImportError("no game")
-    if chess.pgn.read_game(stream) is not None:
+    if chess.pgn.read_game(stream, Visitor=_QuietBuilder) is not None:
         raise PgnImportError("more than one game")
+    if _start_is_unreadable(game.headers):
+        raise PgnImportError("not a legal starting position")
     if game.errors:
         raise PgnImportError(f"illegal or unreadable move: {game.errors[0]}")
     variant = game.headers.get("Variant", "Standard").strip().lower()

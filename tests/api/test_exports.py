@@ -133,6 +133,8 @@ GAME = '[White "alice"]\n[Black "someone"]\n[Result "0-1"]\n\n1. f3 e5 2. g4 Qh4
         ('[Variant "Atomic"]\n\n1. e4 e5 1-0', "standard chess"),
         ("héllo wörld ♞", "No game"),
         ("nul\x00byte", "pgn field"),
+        ('[FEN "8/8/8/8/8/8/8/8 w - - 0 1"]\n\n1. e4 e5 1-0', "starting position"),
+        ('[FEN "garbage"]\n\n1. e4 e5 1-0', "starting position"),
     ],
 )
 def test_a_pgn_that_cannot_be_imported_is_400_with_its_reason(alice, api, pgn, says):
@@ -179,6 +181,13 @@ def test_an_imported_game_counts_in_no_rating(alice, api):
     assert api(alice).post("/api/import", {"pgn": GAME}).status_code == 200
     after = ranking_selectors.record_of(alice.pk)
     assert (after.rating, after.total_games) == (before.rating, before.total_games)
+
+
+def test_a_bad_pgn_is_answered_without_a_line_in_the_error_log(alice, api, caplog):
+    response = api(alice).post("/api/import", {"pgn": "1. e4 e5 2. Ke3 1-0"})
+
+    assert response.status_code == 400
+    assert not [r for r in caplog.records if r.name.startswith("chess")]
 
 
 def test_an_import_is_a_post(alice, api):
