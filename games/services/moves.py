@@ -406,8 +406,13 @@ def _write(game: Game, judged: JudgedMove) -> _Ply:
 
 def _update_game(game: Game, judged_on: int, fields: Sequence[str]) -> None:
     """Write ``fields`` of ``game`` if it is still at version ``judged_on``: one UPDATE,
-    the version check and the row lock at once. The hot path: only what a move changes."""
-    stored = Game.objects.filter(pk=game.pk, version=judged_on).update(
+    the version check and the row lock at once. The hot path: only what a move changes.
+
+    Conditional lines set meanwhile move no version: whether there are any is checked
+    too, so the reply is looked for wherever lines were set (games.services.conditional_lines)."""
+    stored = Game.objects.filter(
+        pk=game.pk, version=judged_on, has_conditional_lines=game.has_conditional_lines
+    ).update(
         **{name: getattr(game, name) for name in fields}
     )
     if not stored:

@@ -35,9 +35,10 @@ def statement(sql: str) -> str:
 def statements_of_next_move(game: Game, text: str) -> list[str]:
     game.refresh_from_db()
     player = game.white if game.colour_to_move == "white" else game.black
-    # The recipient has seen the earlier moves (the game's page marks them read): the
+    # Both players have seen the earlier moves (the game's page marks them read): the
     # usual case in correspondence, where each player opens the game to answer it.
-    mark_read(game.opponent_of(player.pk).pk)
+    mark_read(game.white_id)
+    mark_read(game.black_id)
     with CaptureQueriesContext(connection) as captured:
         services.make_move(
             game_id=game.pk, player=player, move_number=game.next_move_number, move=text
@@ -52,8 +53,6 @@ ORDINARY_MOVE = [
     # The move's changes, matching only the version judged: the check and the lock.
     "UPDATE games_game",
     "INSERT games_move",
-    # Whether the player now to move has a conditional reply.
-    "SELECT games_conditionallines",
     # The opponent's "opponent moved": an unread one of this game is updated instead.
     "SELECT games_notification",
     "INSERT games_notification",
@@ -65,6 +64,34 @@ def test_an_ordinary_move_without_a_clock(alice, bob, start_game, play):
     game = play(start_game(alice, bob), "e4", "e5")
     assert game.deadline is None
     assert statements_of_next_move(game, "Nf3") == ORDINARY_MOVE
+
+
+def test_a_game_with_conditional_lines_reads_them_on_each_move(alice, bob, start_game, play):
+    game = play(start_game(alice, bob), "e4")
+    # alice, waiting for black's move, sets a line answering ...e5 with Nf3.
+    services.set_conditional_lines(
+        game_id=game.pk, player=alice, move_number=2, lines=[["e5", "Nf3"]]
+    )
+    game.refresh_from_db()
+    assert game.has_conditional_lines
+    expected = list(ORDINARY_MOVE)
+    # After the move: alice's lines, their reply played as her own move (its UPDATE and
+    # INSERT), the spent line deleted and whether any other is left.
+    expected[expected.index("INSERT games_move") + 1:expected.index("COMMIT")] = [
+        "SELECT games_conditionallines",
+        "DELETE games_conditionallines",
+        "SELECT games_conditionallines",
+        "UPDATE games_game",
+        "UPDATE games_game",
+        "INSERT games_move",
+        "SELECT games_notification",
+        "INSERT games_notification",
+        "SELECT games_notification",
+        "INSERT games_notification",
+    ]
+    assert statements_of_next_move(game, "e5") == expected
+    game.refresh_from_db()
+    assert (game.last_move_san, game.has_conditional_lines) == ("Nf3", False)
 
 
 def test_an_ordinary_move_on_the_clock(alice, bob, play):
