@@ -53,8 +53,8 @@ ORDINARY_MOVE = [
     # The move's changes, matching only the version judged: the check and the lock.
     "UPDATE games_game",
     "INSERT games_move",
-    # The opponent's "opponent moved": an unread one of this game is updated instead.
-    "SELECT games_notification",
+    # The opponent's "opponent moved", or the one unread of this game updated: one
+    # INSERT … ON CONFLICT DO UPDATE.
     "INSERT games_notification",
     "COMMIT",
 ]
@@ -84,9 +84,7 @@ def test_a_game_with_conditional_lines_reads_them_on_each_move(alice, bob, start
         "UPDATE games_game",
         "UPDATE games_game",
         "INSERT games_move",
-        "SELECT games_notification",
         "INSERT games_notification",
-        "SELECT games_notification",
         "INSERT games_notification",
     ]
     assert statements_of_next_move(game, "e5") == expected
