@@ -12,10 +12,11 @@ notified: no door shows them a bell, and nothing could reach them.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -31,6 +32,9 @@ logger = logging.getLogger(__name__)
 # Kinds of which one unread row per (recipient, game) is enough: the next move updates
 # it (lichess shows "opponent moved" once, however many moves wait).
 COLLAPSING = frozenset({NotificationKind.OPPONENT_MOVED})
+# Spelt out in the conflict target as in the constraint's index: SQLite takes a partial
+# index as the target only when the WHERE is the index's own, term for term in order.
+_COLLAPSING_KIND = NotificationKind.OPPONENT_MOVED.value
 
 
 def unread_of(player_id: int) -> QuerySet[Notification]:
@@ -84,22 +88,8 @@ def notify(
         return None
     now = timezone.now()
     collapsed = False
-    notification = None
-    if kind in COLLAPSING and game is not None:
-        notification = (
-            unread_of(recipient.pk).filter(kind=kind, game_id=game.pk).select_for_update().first()
-        )
-    if notification is not None:
-        collapsed = True
-        notification.actor = actor
-        # ``count`` in ``detail``: how many moves this one notification tells of (a move
-        # and the conditional replies it set off are told at once).
-        added = int((detail or {}).get("count", 1))
-        notification.detail = dict(
-            detail or {}, count=notification.detail.get("count", 1) + added
-        )
-        notification.created_at = now
-        notification.save(update_fields=["actor", "detail", "created_at"])
+    if kind == _COLLAPSING_KIND and game is not None and challenge is None and not read:
+        notification, collapsed = _insert_or_collapse(recipient, kind, game, actor, detail, now)
     else:
         notification = Notification.objects.create(
             recipient=recipient,
@@ -114,6 +104,63 @@ def notify(
     if not read:
         _announce_on_commit(notification, collapsed=collapsed)
     return notification
+
+
+# The JSON of an updated row: the new move's detail, with ``count`` the moves the row now
+# tells of (what it told, 1 when unsaid, plus what the new detail tells).
+_COLLAPSED_DETAIL = {
+    "sqlite": (
+        "json_set(excluded.detail, '$.count',"
+        " COALESCE(json_extract(n.detail, '$.count'), 1)"
+        " + COALESCE(json_extract(excluded.detail, '$.count'), 1))"
+    ),
+    "postgresql": (
+        "jsonb_set(excluded.detail, '{count}', to_jsonb("
+        "COALESCE((n.detail ->> 'count')::integer, 1)"
+        " + COALESCE((excluded.detail ->> 'count')::integer, 1)))"
+    ),
+}
+
+
+def _insert_or_collapse(
+    recipient: Player,
+    kind: str,
+    game: Game,
+    actor: Player | None,
+    detail: dict[str, Any] | None,
+    now: dt.datetime,
+) -> tuple[Notification, bool]:
+    """The unread ``kind`` of ``recipient`` on ``game``: a new row, or the one already
+    unread updated (actor, time, detail with the moves added up), in one statement on
+    both databases. The partial unique constraint ``one_unread_collapsing_per_game`` is
+    the conflict that makes it an update. Returns the row and whether it was updated."""
+    table = connection.ops.quote_name(Notification._meta.db_table)
+    stored_detail = Notification._meta.get_field("detail")
+    value = stored_detail.get_db_prep_value(detail or {}, connection)
+    sql = f"""
+        INSERT INTO {table} AS n
+            (recipient_id, kind, game_id, challenge_id, actor_id, detail, created_at, read_at)
+        VALUES (%s, %s, %s, NULL, %s, %s, %s, NULL)
+        ON CONFLICT (recipient_id, game_id) WHERE kind = '{_COLLAPSING_KIND}' AND read_at IS NULL
+        DO UPDATE SET actor_id = excluded.actor_id, created_at = excluded.created_at,
+            detail = {_COLLAPSED_DETAIL[connection.vendor]}
+        RETURNING id, detail"""
+    actor_id = None if actor is None else actor.pk
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [recipient.pk, kind, game.pk, actor_id, value, now])
+        pk, stored = cursor.fetchone()
+    # PostgreSQL's driver reads jsonb as Python values; SQLite returns the text.
+    stored = stored if isinstance(stored, dict) else json.loads(stored)
+    added = int((detail or {}).get("count", 1))
+    # A row already unread told of one move at least: the count grew past the new one's.
+    collapsed = int(stored.get("count", 1)) > added
+    notification = Notification(
+        pk=pk, recipient=recipient, kind=kind, game=game, actor=actor, detail=stored,
+        created_at=now,
+    )
+    notification._state.adding = False
+    notification._state.db = connection.alias
+    return notification, collapsed
 
 
 def _announce_on_commit(notification: Notification, *, collapsed: bool) -> None:

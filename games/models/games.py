@@ -228,6 +228,11 @@ class Game(FischerClockFields):
     low_time_warned_for = models.DateTimeField(
         _("low time warned for the deadline"), null=True, blank=True
     )
+    # Whether any player has conditional lines on the game (games.ConditionalLines):
+    # kept by the services that write and delete them, in the same transaction, so a
+    # move looks for a reply only where one can be. Not a change clients see: it moves
+    # no version (a move's UPDATE checks it beside the version).
+    has_conditional_lines = models.BooleanField(default=False)
     # Counted in the ranking when it ends. A game with a gateway's guest is not: a name
     # typed without a password proves nobody's strength (docs/protocols/guests.md).
     rated = models.BooleanField(_("rated"), default=True)

@@ -120,6 +120,15 @@ class Notification(models.Model):
         ordering = ["-created_at", "-pk"]
         verbose_name = _("notification")
         verbose_name_plural = _("notifications")
+        constraints = [
+            # One unread "opponent moved" per game: the next move updates it, in one
+            # statement whose conflict this is (games.notifications).
+            models.UniqueConstraint(
+                fields=["recipient", "game"],
+                condition=Q(read_at__isnull=True, kind=NotificationKind.OPPONENT_MOVED),
+                name="one_unread_move_per_game",
+            ),
+        ]
         indexes = [
             # The bell's count and the unread of a game (marked read when it is opened).
             models.Index(

@@ -39,13 +39,14 @@ def set_conditional_lines(
         raise errors.ConditionalOnYourTurn()
     kept = conditional.read_lines(game, lines)
     if not kept:
-        ConditionalLines.objects.filter(game=game, player=player).delete()
+        drop_lines_of(game, player)
         return kept
     ConditionalLines.objects.update_or_create(
         game=game,
         player=player,
         defaults={"from_move": game.next_move_number, "lines": kept, "updated_at": timezone.now()},
     )
+    _note_lines(game, True)
     return kept
 
 
@@ -54,12 +55,22 @@ def clear_conditional_lines(*, game_id: int, player: Player) -> None:
     """Drop ``player``'s conditional moves on the game (allowed at any time)."""
     game = lock_game(game_id)
     colour_in(game, player)
-    ConditionalLines.objects.filter(game=game, player=player).delete()
+    drop_lines_of(game, player)
 
 
 def drop_lines_of(game: Game, player: Player) -> None:
-    """Drop ``player``'s lines on ``game``: their reply could not be played."""
-    ConditionalLines.objects.filter(game=game, player=player).delete()
+    """Drop ``player``'s lines on the locked ``game`` (cleared, or their reply could not
+    be played)."""
+    deleted, _ = ConditionalLines.objects.filter(game=game, player=player).delete()
+    if deleted:
+        _note_lines(game, ConditionalLines.objects.filter(game=game).exists())
+
+
+def _note_lines(game: Game, any_left: bool) -> None:
+    """Keep the locked ``game``'s ``has_conditional_lines`` true to its lines."""
+    if game.has_conditional_lines != any_left:
+        game.has_conditional_lines = any_left
+        Game.objects.filter(pk=game.pk).update(has_conditional_lines=any_left)
 
 
 def next_reply(game: Game, played_uci: str) -> tuple[Player, str] | None:
@@ -72,7 +83,7 @@ def next_reply(game: Game, played_uci: str) -> tuple[Player, str] | None:
     through while one is pending, so this guards the rule rather than a case the move
     path reaches today.)
     """
-    if not game.is_active or game.draw_offer_by:
+    if not game.is_active or game.draw_offer_by or not game.has_conditional_lines:
         return None
     owner = game.white if game.colour_to_move == rules.WHITE else game.black
     found = ConditionalLines.objects.filter(game=game, player=owner).first()
@@ -86,5 +97,5 @@ def next_reply(game: Game, played_uci: str) -> tuple[Player, str] | None:
         found.lines, found.from_move = rest, game.next_move_number + 1
         found.save(update_fields=["lines", "from_move"])
     else:
-        found.delete()
+        drop_lines_of(game, owner)
     return None if reply is None else (owner, reply)

@@ -23,7 +23,8 @@ from ranking.services import record_result
 # What an ending writes to the game row (with the version), whatever ended it.
 ENDING_FIELDS = (
     "status", "result", "termination", "finished_at", "ended_by", "draw_offer_by",
-    "deadline", "time_left", "paused_at", "white_bank", "black_bank", "updated_at", "version",
+    "deadline", "time_left", "paused_at", "white_bank", "black_bank", "has_conditional_lines",
+    "updated_at", "version",
 )
 
 
@@ -62,6 +63,7 @@ def finish(
     game.termination = outcome.termination.value
     game.finished_at = at
     ConditionalLines.objects.filter(game=game).delete()
+    game.has_conditional_lines = False
     # An aborted game counts nowhere, nor one with a gateway's guest; one that ended
     # before both players moved counts as played but moves no rating.
     if game.rated and outcome.termination != rules.Termination.ABORTED:

@@ -2,10 +2,15 @@
 
 There is one write path. A move is judged first, outside any transaction, on the game
 as read then (python-chess, the repetition window, the opening: most of a move's work);
-then one short transaction locks the game, checks it again and writes. On SQLite every
-write transaction holds the database's one write lock, so judging outside it keeps the
-other writers from waiting on python-chess. When the game changed in between (its
-version moved on), the move is judged again on the locked game, which gives the answer.
+then one short transaction writes it. On SQLite every write transaction holds the
+database's one write lock, so judging outside it keeps the other writers from waiting on
+python-chess.
+
+The game's UPDATE is its own check: it matches only the version the move was judged on
+(every change of a game moves its version on), and takes the row's lock as a locked read
+would. When it matches nothing, the game changed in between: it is read again locked and
+the move judged again on it, which gives the answer. A move that ends the game is always
+judged on the locked game (the ending writes more than the move).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from games.notifications import notify
 from games.services.clocks import BANK_FIELDS, bank_the_move, deadline_for, pause_for_vacation
 from games.services.conditional_lines import drop_lines_of, next_reply
 from games.services.endings import finish
-from games.services.guards import colour_in, lock_game, require_active, touch
+from games.services.guards import colour_in, is_due, lock_game, require_active, touch
 from games.services.timeouts import on_the_clock
 from games.state import move_state
 
@@ -64,12 +69,18 @@ class JudgedMove:
 
 @dataclass(frozen=True)
 class _Reading:
-    """A move judged before the transaction, on the game at ``version``: the move, or
-    the refusal of a move the board refused."""
+    """A move judged before the transaction, on ``game`` as read then (at ``version``):
+    the move, or the refusal of a move the board refused."""
 
+    game: Game
     version: int
     judged: JudgedMove | None
     refusal: errors.DomainError | None
+
+
+class _GameChanged(Exception):
+    """The game's version moved on since the move was judged: its UPDATE matched no row
+    and nothing was written."""
 
 
 def check_move(
@@ -183,6 +194,14 @@ def make_move(
     )
     reading = _judge_before_locking(game_id, request)
     with transaction.atomic():
+        if _writes_unlocked(reading):
+            assert reading.judged is not None
+            try:
+                _play_with_replies(reading.game, reading.judged)
+            except _GameChanged:
+                pass  # nothing written: judged again below, on the locked game
+            else:
+                return reading.game
         game = lock_game(game_id)
         if game.version == reading.version:
             # Unchanged since it was judged: only the clock, which ran meanwhile, is
@@ -196,6 +215,13 @@ def make_move(
             judged = _judge_on(game, request)
         _play_with_replies(game, judged)
     return game
+
+
+def _writes_unlocked(reading: _Reading) -> bool:
+    """Whether the move can be written on the game as it was judged, its UPDATE checking
+    the version: a legal move that does not end the game, on a clock still running."""
+    judged = reading.judged
+    return judged is not None and judged.played.outcome is None and not is_due(reading.game)
 
 
 def _judge_before_locking(game_id: int, request: MoveRequest) -> _Reading:
@@ -224,8 +250,8 @@ def _judge_before_locking(game_id: int, request: MoveRequest) -> _Reading:
     try:
         judged = JudgedMove(request, number, _read_move_on(game, request.text))
     except errors.DomainError as exc:
-        return _Reading(game.version, None, exc)
-    return _Reading(game.version, judged, None)
+        return _Reading(game, game.version, None, exc)
+    return _Reading(game, game.version, judged, None)
 
 
 @dataclass(frozen=True)
@@ -312,13 +338,16 @@ def _tell_of_moves(game: Game, plies: Sequence[_Ply]) -> None:
 
 
 def _write(game: Game, judged: JudgedMove) -> _Ply:
-    """Write ``judged`` on the locked ``game``, checked against it: the move row, the
-    game's new position and clock (or the game's end, its event and notifications).
-    The move's own event and notification are the caller's (:func:`_play_with_replies`),
-    which knows whether a reply follows."""
+    """Write ``judged`` on ``game``, checked against it: the game's new position and
+    clock and the move row (or the game's end, its event and notifications). The move's
+    own event and notification are the caller's (:func:`_play_with_replies`), which
+    knows whether a reply follows.
+
+    ``game`` is locked, or as read before the transaction: its UPDATE then matches only
+    the version read, or raises :class:`_GameChanged` having written nothing."""
     request, played = judged.request, judged.played
     now = timezone.now()
-    created = Move.objects.create(
+    created = Move(
         game=game,
         number=judged.number,
         uci=played.uci,
@@ -361,11 +390,30 @@ def _write(game: Game, judged: JudgedMove) -> _Ply:
         ended=played.outcome is not None,
     )
     if played.outcome is not None:
+        # Only on the locked game (see _writes_unlocked).
+        created.save(force_insert=True)
         # The player who moved knows, unless the service moved for them.
         actor = None if request.conditional_reply else request.player
         finish(game, played.outcome, at=now, event="move", actor=actor, also_changed=changed,
                move=ply.move)
         return ply
+    judged_on = game.version
     touch(game, now)
-    game.save(update_fields=[*changed, "updated_at", "version"])
+    _update_game(game, judged_on, [*changed, "updated_at", "version"])
+    created.save(force_insert=True)
     return ply
+
+
+def _update_game(game: Game, judged_on: int, fields: Sequence[str]) -> None:
+    """Write ``fields`` of ``game`` if it is still at version ``judged_on``: one UPDATE,
+    the version check and the row lock at once. The hot path: only what a move changes.
+
+    Conditional lines set meanwhile move no version: whether there are any is checked
+    too, so the reply is looked for wherever lines were set (games.services.conditional_lines)."""
+    stored = Game.objects.filter(
+        pk=game.pk, version=judged_on, has_conditional_lines=game.has_conditional_lines
+    ).update(
+        **{name: getattr(game, name) for name in fields}
+    )
+    if not stored:
+        raise _GameChanged()

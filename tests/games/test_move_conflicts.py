@@ -1,6 +1,6 @@
 """make_move judges a move before its write transaction and writes it there if the
-locked game is still at the version it judged: what happens when the game changes in
-between.
+game is still at the version it judged (its UPDATE matches that version only, or it is
+judged again on the locked game): what happens when the game changes in between.
 
 Each test makes its change at that moment, through the services (or a bare version
 bump), by wrapping the read that checks the move; the transactions commit for real.
