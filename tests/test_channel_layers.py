@@ -191,3 +191,4 @@ async def test_a_broadcast_to_many_sockets_sweeps_once_not_once_per_delivery():
         received = [await receive(layer, member) for member in members]
         assert {m["version"] for m in received} == {version}
     assert layer.sweeps == 1
+
