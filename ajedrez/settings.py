@@ -553,7 +553,9 @@ TASK_WORKER_INTERVAL = float(os.environ.get("TASK_WORKER_INTERVAL", "1"))
 # searched to ENGINE_NODES nodes (or ENGINE_DEPTH plies, when set), and never longer than
 # ENGINE_SECONDS; a search that has not answered ENGINE_HANG_SECONDS after that counts as
 # hung, and the engine is killed, started again and asked again, ENGINE_ATTEMPTS times
-# at most per position. The defaults suit a 2-core machine that also serves the games:
+# at most per position. Starting it gets ENGINE_START_SECONDS (it loads its network and
+# allocates its hash, slow on a loaded machine), and a start that took longer is tried
+# again like a hang. The defaults suit a 2-core machine that also serves the games:
 # one engine thread, a small hash, and the lowest CPU priority (ENGINE_NICE, and Linux's
 # idle scheduling class with ENGINE_IDLE_CLASS) so that moves keep their latency while
 # analyses run (docs/benchmarks.md, "Computer analysis").
@@ -566,6 +568,7 @@ ENGINE_HASH_MB = int(os.environ.get("ENGINE_HASH_MB", "32"))
 ENGINE_NICE = int(os.environ.get("ENGINE_NICE", "19"))
 ENGINE_IDLE_CLASS = _env_bool("ENGINE_IDLE_CLASS", True)
 ENGINE_HANG_SECONDS = float(os.environ.get("ENGINE_HANG_SECONDS", "10"))
+ENGINE_START_SECONDS = float(os.environ.get("ENGINE_START_SECONDS", "60"))
 ENGINE_ATTEMPTS = int(os.environ.get("ENGINE_ATTEMPTS", "3"))
 # A game's analysis runs in slices of at most this many seconds, each a task of its own:
 # a position asked for on the analysis board waits for the end of a slice, not of a game.

@@ -67,6 +67,7 @@ def limits_from_settings() -> Limits:
         nice=settings.ENGINE_NICE,
         idle_class=settings.ENGINE_IDLE_CLASS,
         hang_seconds=settings.ENGINE_HANG_SECONDS,
+        start_seconds=settings.ENGINE_START_SECONDS,
         attempts=settings.ENGINE_ATTEMPTS,
     )
 

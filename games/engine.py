@@ -31,6 +31,11 @@ class EngineUnavailable(Exception):
     """The engine cannot be started: no such program, or not a UCI engine."""
 
 
+class EngineSlowToStart(EngineUnavailable):
+    """The engine program ran but did not finish starting within ``start_seconds``: worth
+    another attempt, unlike a program that is missing or speaks no UCI."""
+
+
 class EngineFailed(Exception):
     """The engine failed on a position every time it was asked (crashed or hung)."""
 
@@ -41,7 +46,9 @@ class Limits:
 
     ``nodes`` and ``depth`` (None: no such limit) stop the search, whichever comes first,
     and ``seconds`` always does; a search that has not ended ``hang_seconds`` after that
-    counts as hung."""
+    counts as hung. Starting the engine (its UCI handshake, options and first ``isready``)
+    gets ``start_seconds``: it loads its network and allocates its hash, which a loaded
+    machine can make slow, so it is not held to the bound of a search."""
 
     nodes: int | None = 250_000
     depth: int | None = None
@@ -51,6 +58,7 @@ class Limits:
     nice: int = 19
     idle_class: bool = True
     hang_seconds: float = 10.0
+    start_seconds: float = 60.0
     attempts: int = 3
 
     def search(self) -> chess.engine.Limit:
@@ -131,9 +139,14 @@ class Engine:
             raise EngineUnavailable(f"no engine at {self.path}")
         try:
             engine = chess.engine.SimpleEngine.popen_uci(
-                self.path, timeout=self.limits.hang_seconds
+                self.path, timeout=self.limits.start_seconds
             )
-        except (OSError, chess.engine.EngineError, TimeoutError, FutureTimeoutError) as exc:
+        except (TimeoutError, FutureTimeoutError) as exc:
+            raise EngineSlowToStart(
+                f"{self.path} did not answer the UCI handshake within "
+                f"{self.limits.start_seconds:g} s"
+            ) from exc
+        except (OSError, chess.engine.EngineError) as exc:
             raise EngineUnavailable(f"{self.path} did not start as a UCI engine: {exc!r}") from exc
         self._engine = engine
         pid = engine.transport.get_pid()
@@ -145,9 +158,16 @@ class Engine:
             # Only the options it has: a UCI engine need not have either.
             engine.configure({k: v for k, v in wanted.items() if k in engine.options})
             engine.ping()  # the options applied, the threads made
+        except (TimeoutError, FutureTimeoutError) as exc:
+            self._kill()
+            raise EngineSlowToStart(
+                f"{self.path} did not apply its options within {self.limits.start_seconds:g} s"
+            ) from exc
         except Exception:
             self._kill()
             raise
+        # From here on every command (each search included) is held to the hang bound.
+        engine.timeout = self.limits.hang_seconds
         self._lower_priority(pid)
         self.name = engine.id.get("name", os.path.basename(self.path))
         logger.info("engine %s started (pid %s)", self.name, pid)
@@ -181,8 +201,12 @@ class Engine:
             try:
                 self.start()
             except EngineUnavailable as exc:
-                if not self.name:
+                if not self.name and not isinstance(exc, EngineSlowToStart):
                     raise  # it never ran: a wrong path or program, not a failure to retry
+                logger.warning(
+                    "engine %s did not start (attempt %d of %d): %s",
+                    self.name or self.path, attempt, self.limits.attempts, exc,
+                )
                 failure = exc
                 self.restarts += 1
                 continue

@@ -62,3 +62,21 @@ def fake_engine(directory: Path, *, on_go: str) -> Path:
     )
     script.chmod(0o755)
     return script
+
+
+def slow_first_start(directory: Path, engine: Path) -> Path:
+    """A wrapper of ``engine`` whose first run never finishes starting (it says nothing,
+    as an engine still loading on a loaded machine), its pid kept in
+    ``directory/first-start/pid``; every later run is ``engine`` itself."""
+    script = directory / "slow-first-start"
+    marker = directory / "first-start"
+    script.write_text(
+        "#!/bin/sh\n"
+        f"if mkdir '{marker}' 2>/dev/null; then\n"
+        f"  echo $$ > '{marker}/pid'\n"
+        "  exec sleep 3600\n"
+        "fi\n"
+        f"exec '{engine}'\n"
+    )
+    script.chmod(0o755)
+    return script

@@ -99,34 +99,58 @@ async def test_a_discarded_channel_no_longer_gets_group_messages():
 
 # --------------------------------------------------------------------------- expiry
 
+# Messages expire by the wall clock (time.time), which these tests hold still and move on
+# by hand: a loaded machine that takes long to get from a send to a receive must not
+# expire a message the test means to be fresh. The event loop's own clock (monotonic)
+# still runs, so the waits for nothing keep their bounds.
+EXPIRY = 10.0
 
-async def test_a_message_past_its_expiry_is_never_delivered():
+
+@pytest.fixture
+def clock():
+    with time_machine.travel(time.time(), tick=False) as traveller:
+        yield traveller
+
+
+def past_expiry(clock) -> None:
+    clock.shift(EXPIRY + 1)
+
+
+async def test_a_message_past_its_expiry_is_never_delivered(clock):
     # No sweep comes round: the check on receipt alone must drop it.
-    layer = LazyExpiryInMemoryChannelLayer(expiry=0.05, sweep_interval=NO_SWEEP)
+    layer = LazyExpiryInMemoryChannelLayer(expiry=EXPIRY, sweep_interval=NO_SWEEP)
     channel = await layer.new_channel()
     await layer.send(channel, {"type": "stale"})
-    await asyncio.sleep(0.1)
+    past_expiry(clock)
     await assert_nothing_for(layer, channel)
 
 
-async def test_a_channel_that_left_a_message_unread_past_its_expiry_leaves_its_groups():
-    layer = LazyExpiryInMemoryChannelLayer(expiry=0.05, sweep_interval=NO_SWEEP)
+async def test_a_message_not_yet_past_its_expiry_is_delivered(clock):
+    layer = LazyExpiryInMemoryChannelLayer(expiry=EXPIRY, sweep_interval=0)
+    channel = await layer.new_channel()
+    await layer.send(channel, {"type": "fresh"})
+    clock.shift(EXPIRY - 1)
+    assert (await receive(layer, channel))["type"] == "fresh"
+
+
+async def test_a_channel_that_left_a_message_unread_past_its_expiry_leaves_its_groups(clock):
+    layer = LazyExpiryInMemoryChannelLayer(expiry=EXPIRY, sweep_interval=NO_SWEEP)
     silent, reading = await channels_in(layer, "game-1", 2)
     await layer.group_send("game-1", {"type": "stale"})
     assert (await receive(layer, reading))["type"] == "stale"
-    await asyncio.sleep(0.1)
+    past_expiry(clock)
     await assert_nothing_for(layer, silent)  # the stale message is dropped on receipt
     await layer.group_send("game-1", {"type": "fresh"})
     assert (await receive(layer, reading))["type"] == "fresh"
     await assert_nothing_for(layer, silent)
 
 
-async def test_the_sweep_removes_a_channel_nobody_reads_once_its_message_expired():
-    layer = LazyExpiryInMemoryChannelLayer(expiry=0.05, sweep_interval=0)
+async def test_the_sweep_removes_a_channel_nobody_reads_once_its_message_expired(clock):
+    layer = LazyExpiryInMemoryChannelLayer(expiry=EXPIRY, sweep_interval=0)
     abandoned, reading = await channels_in(layer, "game-1", 2)
     await layer.group_send("game-1", {"type": "stale"})
     assert (await receive(layer, reading))["type"] == "stale"
-    await asyncio.sleep(0.1)
+    past_expiry(clock)
     # Another channel's delivery runs the sweep: the abandoned channel is out of the group
     # before the next message, so it never gets that one either.
     await layer.group_send("game-1", {"type": "fresh"})
@@ -167,3 +191,4 @@ async def test_a_broadcast_to_many_sockets_sweeps_once_not_once_per_delivery():
         received = [await receive(layer, member) for member in members]
         assert {m["version"] for m in received} == {version}
     assert layer.sweeps == 1
+

@@ -447,6 +447,12 @@ class LineServer:
                 await self._send(conn, data)
             if close:
                 return "quit"
+            # One line per turn of the loop. A line already buffered is read, a reply the
+            # socket takes is written and a reply needing no database is made without
+            # yielding, so a client that pipelines thousands of lines (and whose replies
+            # the kernel still buffers) would otherwise hold the loop for seconds, and
+            # every other client with it, before its writes back up and it is dropped.
+            await asyncio.sleep(0)
             if self.is_logged_in(conn):
                 conn.login_deadline = None
             elif conn.login_deadline is None and self.login_timeout is not None:

@@ -6,11 +6,12 @@ from __future__ import annotations
 import os
 import signal
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from games.engine import Engine, EngineFailed, EngineUnavailable, board_of
-from tests.engines import LOW_LIMITS, fake_engine, require_engine
+from tests.engines import LOW_LIMITS, fake_engine, require_engine, slow_first_start
 
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"
 # Rook against rook, kings in front: a dead draw.
@@ -70,7 +71,9 @@ def test_an_engine_killed_between_positions_is_started_again(engine):
 
 
 def test_a_hung_engine_is_killed_and_the_position_asked_again(stockfish):
-    driver = Engine(stockfish, replace(LOW_LIMITS, seconds=0.2, hang_seconds=0.5))
+    # The hang bound stays LOW_LIMITS' own: a healthy search on a loaded machine must not
+    # be taken for a hang, and the stopped engine is found out all the same.
+    driver = Engine(stockfish, replace(LOW_LIMITS, seconds=0.2))
     try:
         driver.evaluate(ROOK_ENDING)
         stuck = driver.pid
@@ -83,6 +86,41 @@ def test_a_hung_engine_is_killed_and_the_position_asked_again(stockfish):
             os.kill(stuck, 0)  # gone: killed, and reaped
     finally:
         driver.close()
+
+
+def test_an_engine_slow_to_start_is_killed_and_started_again(stockfish, tmp_path):
+    # Start-up has its own bound, not the search's hang bound: a first start that does
+    # not finish in it is one failed attempt, and the next start serves the position.
+    wrapper = slow_first_start(tmp_path, Path(stockfish))
+    driver = Engine(str(wrapper), replace(LOW_LIMITS, hang_seconds=0.5, start_seconds=2.0))
+    try:
+        evaluation = driver.evaluate(MATE_IN_ONE)
+        assert evaluation.mate == 1
+        assert driver.restarts >= 1
+        slow = int((tmp_path / "first-start" / "pid").read_text())
+        assert driver.pid != slow
+        assert not running(slow)  # killed, not left loading beside the new one
+    finally:
+        driver.close()
+
+
+def test_an_engine_that_never_finishes_starting_is_given_up_after_the_attempts(tmp_path):
+    never = tmp_path / "never-starts"
+    never.write_text("#!/bin/sh\nexec sleep 3600\n")
+    never.chmod(0o755)
+    driver = Engine(str(never), replace(LOW_LIMITS, start_seconds=0.5, attempts=2))
+    with pytest.raises(EngineFailed, match="UCI handshake"):
+        driver.evaluate(ROOK_ENDING)
+    assert driver.restarts == 2
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie is not: it is dead, only not reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 @pytest.mark.parametrize("on_go", ["exit", "hang"])

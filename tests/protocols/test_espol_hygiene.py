@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import select
@@ -164,6 +165,43 @@ def test_client_that_never_reads_is_dropped(start_server, settings, alice):
     assert good.send(f"PASS:{PASSWORD}").code == 102
     good.close()
     hog.close()
+
+
+def test_a_client_pipelining_many_lines_does_not_hold_the_others_back(
+    start_server, caplog
+):
+    # Lines already buffered get replies needing no database and writes the kernel takes:
+    # none of that waits, so unless the server yields between lines one client's burst
+    # held the loop, and every other client, until it was all answered. The order of the
+    # server's own log says who was served when, whatever the machine's speed.
+    caplog.set_level(logging.INFO, logger="legacy_tcp.espol")
+    burst = 20_000
+    runner = start_server()
+    other = EspolClient("127.0.0.1", runner.port, timeout=30)
+    assert other.send("HELP").code == 103  # connected and served before the burst
+    bulk = socket.create_connection(("127.0.0.1", runner.port))
+    bulk_peer = f"127.0.0.1:{bulk.getsockname()[1]}"
+
+    def drain_replies() -> None:  # an honest client: it reads everything it is sent
+        with contextlib.suppress(OSError):
+            while bulk.recv(1 << 20):
+                pass
+
+    reader = threading.Thread(target=drain_replies, daemon=True)
+    reader.start()
+    bulk.sendall(b"HELP\r\n" * burst)
+    assert other.send("HELP").code == 103
+    answered = [
+        r.getMessage() for r in caplog.records if r.getMessage().startswith("espol.command")
+    ]
+    other_peer = f"127.0.0.1:{other.sock.getsockname()[1]}"
+    seconds = [i for i, line in enumerate(answered) if f"peer={other_peer} " in line]
+    assert len(seconds) == 2
+    bulk_before = sum(f"peer={bulk_peer} " in line for line in answered[: seconds[1]])
+    assert bulk_before < burst
+    bulk.close()
+    other.close()
+    reader.join(10)
 
 
 def test_idle_connection_is_closed_after_the_timeout(start_server, alice):
