@@ -16,6 +16,7 @@ import contextlib
 import logging
 import os
 import signal
+import threading
 from collections.abc import Sequence
 from concurrent.futures import TimeoutError as FutureTimeoutError
 from dataclasses import dataclass
@@ -115,6 +116,14 @@ def evaluation_of(info: chess.engine.InfoDict) -> Evaluation:
     )
 
 
+def _kill_process(pid: int) -> None:
+    """A search past its bound: the process is killed, and python-chess then ends the
+    search with :class:`chess.engine.EngineTerminatedError` as for any crash."""
+    logger.warning("engine pid %s hung: killed", pid)
+    with contextlib.suppress(OSError, ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+
+
 class Engine:
     """One engine process, started when first needed and again after each failure.
 
@@ -166,8 +175,11 @@ class Engine:
         except Exception:
             self._kill()
             raise
-        # From here on every command (each search included) is held to the hang bound.
-        engine.timeout = self.limits.hang_seconds
+        # From here on a search is held to the hang bound by a watchdog that kills the
+        # process (evaluate), not by python-chess's own time-out: that one cancels the
+        # search's task, and the kill after it then fails inside python-chess
+        # (InvalidStateError), leaving its thread waiting for ever for an exit code.
+        engine.timeout = None
         self._lower_priority(pid)
         self.name = engine.id.get("name", os.path.basename(self.path))
         logger.info("engine %s started (pid %s)", self.name, pid)
@@ -211,6 +223,13 @@ class Engine:
                 self.restarts += 1
                 continue
             assert self._engine is not None
+            watchdog = threading.Timer(
+                self.limits.seconds + self.limits.hang_seconds,
+                _kill_process,
+                args=(self._engine.transport.get_pid(),),
+            )
+            watchdog.daemon = True
+            watchdog.start()
             try:
                 info = self._engine.analyse(board, self.limits.search())
                 return evaluation_of(info)
@@ -228,6 +247,8 @@ class Engine:
                 )
                 self._kill()
                 self.restarts += 1
+            finally:
+                watchdog.cancel()
         raise EngineFailed(f"gave up on {board.fen()}: {failure!r}") from failure
 
     def _kill(self) -> None:
