@@ -38,9 +38,10 @@ from accounts.forms import UnsubscribeForm
 from accounts.types import AuthenticatedRequest, Player
 from accounts.validators import USERNAME_MAX_LENGTH
 from games import clock, errors, notifications, selectors, services, state
-from games.models import Colour, Game
+from games.models import Game
 from games.state import GameRow, LiveGame, Relation, awaiting_count, game_row, relations_of
 from games.state import seeks as seek_state
+from games.web import announce_start
 from ranking import selectors as ranking_selectors
 
 RECENT_FINISHED_GAMES = 10
@@ -280,16 +281,7 @@ def challenge_accept(request: AuthenticatedRequest, pk: int, colour: str) -> Htt
     except errors.DomainError as exc:
         messages.error(request, exc.message)
     else:
-        row = game_row(game, request.user)
-        messages.success(
-            request,
-            _("Game %(game)s against %(name)s has started: you play %(colour)s.")
-            % {
-                "game": game.public_id,
-                "name": row.opponent.username,
-                "colour": Colour(row.my_colour).label,
-            },
-        )
+        announce_start(request, game)
         # Accepting is the moment to play: straight to the board, as on lichess.
         return redirect("game_detail", pk=game.pk)
     return _back(request)

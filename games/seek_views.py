@@ -17,7 +17,7 @@ from games import errors, services
 from games.models import Colour, Seek
 from games.models.seeks import NAME_MAX_LENGTH
 from games.state import seeks as seek_state
-from games.state.lists import game_row
+from games.web import announce_start
 
 SEEK_FORM_KEY = "seek_form"
 
@@ -128,16 +128,7 @@ def seek_accept(request: AuthenticatedRequest, short_id: str) -> HttpResponse:
     except errors.DomainError as exc:
         messages.error(request, exc.message)
         return redirect("seek_list")
-    row = game_row(game, request.user)
-    messages.success(
-        request,
-        _("Game %(game)s against %(name)s has started: you play %(colour)s.")
-        % {
-            "game": game.public_id,
-            "name": row.opponent.username,
-            "colour": Colour(row.my_colour).label,
-        },
-    )
+    announce_start(request, game)
     return redirect("game_detail", pk=game.pk)
 
 

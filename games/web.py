@@ -3,10 +3,13 @@ game of a URL or 404, and whether the page's script asked for JSON."""
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.http import Http404, HttpRequest
+from django.utils.translation import gettext as _
 
 from games import errors, selectors
-from games.models import Game
+from games.models import Colour, Game
+from games.state.lists import game_row
 
 # How each domain error reads over HTTP. Anything not listed is a plain 400.
 ERROR_STATUS: dict[type[errors.DomainError], int] = {
@@ -43,3 +46,18 @@ def game_or_404(pk: int) -> Game:
 
 def wants_json(request: HttpRequest) -> bool:
     return "application/json" in request.headers.get("Accept", "")
+
+
+def announce_start(request: HttpRequest, game: Game) -> None:
+    """The message shown when a challenge or an open challenge accepted starts
+    ``game``: which one, against whom, with which colour."""
+    row = game_row(game, request.user)  # type: ignore[arg-type]  # a logged-in player
+    messages.success(
+        request,
+        _("Game %(game)s against %(name)s has started: you play %(colour)s.")
+        % {
+            "game": game.public_id,
+            "name": row.opponent.username,
+            "colour": Colour(row.my_colour).label,
+        },
+    )
