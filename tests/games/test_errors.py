@@ -63,6 +63,18 @@ STABLE_CODES = {
     errors.EngineUnavailable: "engine_unavailable",
     errors.AnalysisRateLimited: "analysis_rate_limited",
     errors.NoteInvalid: "note_invalid",
+    errors.TournamentGameKept: "tournament_game_kept",
+    errors.BotInTournament: "bot_in_tournament",
+    errors.SeekNotFound: "seek_not_found",
+    errors.SeekTaken: "seek_taken",
+    errors.SeekCancelled: "seek_cancelled",
+    errors.OwnSeek: "own_seek",
+    errors.OutOfRatingRange: "out_of_rating_range",
+    errors.InvalidRatingRange: "invalid_rating_range",
+    errors.TooManySeeks: "too_many_seeks",
+    errors.BotsCannotSeek: "bots_cannot_seek",
+    errors.InvalidSeekName: "invalid_seek_name",
+    errors.InvalidImport: "invalid_import",
     account_errors.SubscriptionRefused: "subscription_refused",
     account_errors.SubscriptionNotPending: "subscription_not_pending",
     account_errors.SubscriptionNotFound: "subscription_not_found",
@@ -103,7 +115,8 @@ def test_no_two_errors_share_a_code():
 
 @pytest.mark.parametrize("error", STABLE_CODES)
 def test_each_error_says_its_code_and_a_message(error):
-    raised = error(expected=3) if error is errors.WrongMoveNumber else error()
+    needs = {errors.WrongMoveNumber: {"expected": 3}, errors.TooManySeeks: {"limit": 10}}
+    raised = error(**needs.get(error, {}))
     described = raised.as_dict()
     assert described["code"] == STABLE_CODES[error]
     assert described["message"] and described["message"] == str(raised)
