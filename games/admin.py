@@ -41,6 +41,7 @@ from games.models import (
     Game,
     Move,
     Notification,
+    Seek,
     SiteRules,
     Vacation,
 )
@@ -312,6 +313,27 @@ class ChallengeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         url = reverse("admin:games_game_change", args=[challenge.game_id])
         return format_html('<a href="{}">{}</a>', url, Game.public_id_of(challenge.game_id))
 
+
+
+@admin.register(Seek)
+class SeekAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """Open challenges are offered, taken and cancelled by players: read-only here."""
+
+    list_display = (
+        "short_id", "maker", "status", "days_per_move", "colour", "rated", "rating_min",
+        "rating_max", "created_at", "decided_at", "game_link",
+    )
+    list_select_related = ("maker",)
+    list_filter = ("status", "rated")
+    search_fields = ("short_id", "maker__username", "name")
+    date_hierarchy = "created_at"
+
+    @admin.display(description=_("game"), ordering="game")
+    def game_link(self, seek: Seek) -> str:
+        if seek.game_id is None:
+            return "—"
+        url = reverse("admin:games_game_change", args=[seek.game_id])
+        return format_html('<a href="{}">{}</a>', url, Game.public_id_of(seek.game_id))
 
 
 @admin.register(Vacation)

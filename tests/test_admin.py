@@ -591,3 +591,21 @@ def test_the_admin_lists_notifications_read_only_filtered_by_kind(admin_client, 
     rows = page.content.decode().split('id="result_list"', 1)[1].split("</table>", 1)[0]
     assert "draw offered" in rows and "game over" not in rows
     assert admin_client.get(reverse("admin:games_notification_add")).status_code == 403
+
+
+def test_open_challenges_are_listed_read_only_with_their_games(admin_client, alice, bob, carol):
+    waiting = services.create_seek(maker=alice, days_per_move=3)
+    taken = services.create_seek(maker=carol, days_per_move=5)
+    game = services.accept_seek(seek_id=taken.pk, player=bob)
+
+    listed = admin_client.get(
+        reverse("admin:games_seek_changelist"), {"status__exact": "open"}
+    )
+    assert list(listed.context["cl"].result_list) == [waiting]
+    page = admin_client.get(reverse("admin:games_seek_changelist")).content.decode()
+    assert reverse("admin:games_game_change", args=[game.pk]) in page
+    change = reverse("admin:games_seek_change", args=[waiting.pk])
+    assert admin_client.post(change, {"status": "cancelled"}).status_code == 403
+    assert admin_client.get(reverse("admin:games_seek_add")).status_code == 403
+    waiting.refresh_from_db()
+    assert waiting.status == "open"
