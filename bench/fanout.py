@@ -328,6 +328,10 @@ def start_daphne(port: int, log_path: Path) -> subprocess.Popen[bytes]:
         "PYTHONPATH": str(ROOT),
         "SECRET_KEY": settings.SECRET_KEY,
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        # Every watcher here comes from loopback: the caps on sockets per address and
+        # per session (meant for one hostile client) would refuse the crowd measured.
+        "SOCKETS_PER_ADDRESS": "0",
+        "SOCKETS_PER_SESSION": "0",
     }
     log = log_path.open("wb")
     process = subprocess.Popen(

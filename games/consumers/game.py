@@ -8,7 +8,9 @@ doubles nothing.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import weakref
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -36,6 +38,16 @@ class InvalidField(Exception):
 
 # Far beyond any real game's half-moves, and within every database's integer column.
 MAX_NUMBER = 100_000
+# The spectator count is told at most once per this many seconds per game and process:
+# told on every arrival, a thousand watchers joining queued a million frames, and the
+# first move after them reached every page, its players' too, seconds late
+# (docs/benchmarks.md, "fan-out").
+WATCHERS_COUNT_EVERY = 0.25
+# Games whose count is due to be told, per event loop (each test has its own).
+_counts_due: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, set[int]] = (
+    weakref.WeakKeyDictionary()
+)
+_count_tasks: set[asyncio.Task[None]] = set()
 
 
 def _int_field(message: dict[str, Any], name: str, *, required: bool = True) -> int | None:
@@ -50,6 +62,17 @@ def _int_field(message: dict[str, Any], name: str, *, required: bool = True) -> 
 
 # A move in SAN or UCI is at most 7 characters (``exd8=Q+``); the service judges the text.
 MAX_MOVE_TEXT = 10
+
+
+async def _tell_count(layer: Any, game_id: int, due: set[int]) -> None:
+    try:
+        await asyncio.sleep(WATCHERS_COUNT_EVERY)
+    finally:
+        due.discard(game_id)
+    count = await sync_to_async(watchers.count)(game_id)
+    message = {"type": "watchers.count", "count": count}
+    for group in (game_players_group(game_id), game_group(game_id)):
+        await layer.group_send(group, message)
 
 
 class GameConsumer(LimitedJsonConsumer):
@@ -95,20 +118,28 @@ class GameConsumer(LimitedJsonConsumer):
             # through the group) then hears how many watch. The page shows the count
             # it was rendered with until then.
             self.counted = True
-            await self._tell_watchers(await sync_to_async(watchers.joined)(self.game_id))
+            await sync_to_async(watchers.joined)(self.game_id)
+            self._tell_watchers()
 
     async def leave(self) -> None:
         if getattr(self, "joined", False):
             await self.channel_layer.group_discard(self.group, self.channel_name)
         if self.counted:
             self.counted = False
-            await self._tell_watchers(await sync_to_async(watchers.left)(self.game_id))
+            await sync_to_async(watchers.left)(self.game_id)
+            self._tell_watchers()
 
-    async def _tell_watchers(self, count: int) -> None:
-        """Every page of the game shows how many watch it."""
-        message = {"type": "watchers.count", "count": count}
-        for group in (game_players_group(self.game_id), game_group(self.game_id)):
-            await self.channel_layer.group_send(group, message)
+    def _tell_watchers(self) -> None:
+        """Every page of the game shows how many watch it: the count as it stands a
+        moment after the first arrival or departure, once for all of that moment's."""
+        loop = asyncio.get_running_loop()
+        due = _counts_due.setdefault(loop, set())
+        if self.game_id in due:
+            return
+        due.add(self.game_id)
+        task = loop.create_task(_tell_count(self.channel_layer, self.game_id, due))
+        _count_tasks.add(task)
+        task.add_done_callback(_count_tasks.discard)
 
     async def watchers_count(self, event: dict[str, Any]) -> None:
         await self.send_json({"type": "watchers", "count": event["count"]})
