@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -29,29 +30,19 @@ HEAD_START_SECONDS = 0.002
 
 
 async def _send_to_groups(
-    layer: Any,
-    groups: Iterable[str],
-    message: dict[str, Any],
-    then: Iterable[str] = (),
-    *,
-    detach: bool = False,
+    layer: Any, groups: Iterable[str], message: dict[str, Any], then: Iterable[str] = ()
 ) -> None:
+    """Send to ``groups``, and leave the send to ``then`` to this loop, which outlives the
+    call, after the head start: the caller (under Daphne the one thread that does all
+    database work) goes on at once instead of sleeping it out while every request waits."""
     await _send_to_each(layer, groups, message)
     later = list(then)
-    if not later:
-        return
-    if detach:
-        # On the server's own loop, which outlives this call: the watchers' send is left
-        # to it, so the caller (the one thread Daphne gives database work) goes on at once
-        # instead of sleeping out the head start while every other request waits.
+    if later:
         loop = asyncio.get_running_loop()
         loop.call_later(HEAD_START_SECONDS, _start_detached, loop, layer, later, message)
-        return
-    await asyncio.sleep(HEAD_START_SECONDS)
-    await _send_to_each(layer, later, message)
 
 
-# Sends left to the server's loop, held until done (the loop keeps only weak references).
+# Sends left to a lasting loop, held until done (the loop keeps only weak references).
 _detached: set[asyncio.Task[None]] = set()
 
 
@@ -86,6 +77,40 @@ async def _send_to_each(layer: Any, groups: Iterable[str], message: dict[str, An
             logger.exception("could not publish %s to %s", message.get("event"), group)
 
 
+class _PublisherLoop:
+    """A loop of the process's own, lasting, for the callers that have none: a command,
+    a worker, a plain thread. ``async_to_sync`` there would start a thread and a loop
+    for every send (and on Redis a new connection for every loop): about 0.6 ms a move,
+    measured by bench/core_move.py.
+
+    No head start here: it is for sockets on the publisher's own loop (see
+    :data:`HEAD_START_SECONDS`), and these callers have none. Every group is sent to, in
+    order, before the caller goes on, so nothing is left behind when a command exits."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pid = 0
+
+    def _running_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            # A forked child inherits the object but not the thread.
+            if self._loop is None or self._pid != os.getpid():
+                loop = asyncio.new_event_loop()
+                threading.Thread(
+                    target=loop.run_forever, name="ajedrez-publisher", daemon=True
+                ).start()
+                self._loop, self._pid = loop, os.getpid()
+            return self._loop
+
+    def send(self, layer: Any, groups: list[str], message: dict[str, Any]) -> None:
+        sending = _send_to_each(layer, groups, message)
+        asyncio.run_coroutine_threadsafe(sending, self._running_loop()).result()
+
+
+_publisher = _PublisherLoop()
+
+
 def send_to_groups(
     groups: Iterable[str], message: dict[str, Any], *, then: Iterable[str] = ()
 ) -> None:
@@ -95,11 +120,11 @@ def send_to_groups(
     layer = get_channel_layer()
     if layer is None:
         return
-    # One async_to_sync call for all groups: from a plain thread each call starts a thread
-    # and an event loop of its own (~0.6 ms, measured by bench/core_move.py).
-    async_to_sync(_send_to_groups)(
-        layer, list(groups), message, list(then), detach=_on_a_lasting_loop()
-    )
+    if _on_a_lasting_loop():
+        # One hop onto the server's loop for all the groups.
+        async_to_sync(_send_to_groups)(layer, list(groups), message, list(then))
+    else:
+        _publisher.send(layer, [*groups, *then], message)
 
 
 def publish_on_commit(
