@@ -11,10 +11,11 @@ import asyncio
 import logging
 import os
 import threading
+import weakref
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from asgiref.sync import SyncToAsync, async_to_sync
+from asgiref.sync import SyncToAsync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
@@ -28,13 +29,15 @@ logger = logging.getLogger(__name__)
 # 1,000 watchers, bench/fanout.py); woken 2 ms earlier, it has written by then (14 ms).
 HEAD_START_SECONDS = 0.002
 
+# A message to send: the layer, the first groups, the message, the groups after the head start.
+_Sending = tuple[Any, list[str], dict[str, Any], list[str]]
+
 
 async def _send_to_groups(
     layer: Any, groups: Iterable[str], message: dict[str, Any], then: Iterable[str] = ()
 ) -> None:
-    """Send to ``groups``, and leave the send to ``then`` to this loop, which outlives the
-    call, after the head start: the caller (under Daphne the one thread that does all
-    database work) goes on at once instead of sleeping it out while every request waits."""
+    """Send to ``groups``, and leave the send to ``then`` to this loop, after the head
+    start."""
     await _send_to_each(layer, groups, message)
     later = list(then)
     if later:
@@ -54,17 +57,41 @@ def _start_detached(
     task.add_done_callback(_detached.discard)
 
 
-def _on_a_lasting_loop() -> bool:
-    """Whether ``async_to_sync`` called here runs on a server's loop that outlives the
-    call (this thread was started by ``sync_to_async`` from it), rather than on a loop of
-    its own that closes when the call returns (a command, a test, a plain thread)."""
+def _server_loop() -> asyncio.AbstractEventLoop | None:
+    """The server's loop this thread works for, when it was started by ``sync_to_async``
+    from a loop that outlives the call; ``None`` for a command, a test, a plain thread."""
     local = SyncToAsync.threadlocal
     loop = getattr(local, "main_event_loop", None)
-    return (
+    if (
         loop is not None
         and getattr(local, "main_event_loop_pid", None) == os.getpid()
         and loop.is_running()
-    )
+    ):
+        return loop
+    return None
+
+
+# Per server loop, the messages handed to it, sent one after another in the order given.
+_queues: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Queue[_Sending]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _enqueue(loop: asyncio.AbstractEventLoop, sending: _Sending) -> None:
+    """On ``loop``: queue ``sending`` behind the messages handed to it before."""
+    queue = _queues.get(loop)
+    if queue is None:
+        queue = _queues[loop] = asyncio.Queue()
+        task = loop.create_task(_send_queued(queue))
+        _detached.add(task)
+        task.add_done_callback(_detached.discard)
+    queue.put_nowait(sending)
+
+
+async def _send_queued(queue: asyncio.Queue[_Sending]) -> None:
+    while True:
+        layer, groups, message, then = await queue.get()
+        await _send_to_groups(layer, groups, message, then)
 
 
 async def _send_to_each(layer: Any, groups: Iterable[str], message: dict[str, Any]) -> None:
@@ -115,14 +142,17 @@ def send_to_groups(
     groups: Iterable[str], message: dict[str, Any], *, then: Iterable[str] = ()
 ) -> None:
     """Send ``message`` to each group now, and to the groups ``then`` after a head start
-    of :data:`HEAD_START_SECONDS` (callers run this after their commit). On a server's
-    loop the caller waits only for the first groups' send."""
+    of :data:`HEAD_START_SECONDS` (callers run this after their commit)."""
     layer = get_channel_layer()
     if layer is None:
         return
-    if _on_a_lasting_loop():
-        # One hop onto the server's loop for all the groups.
-        async_to_sync(_send_to_groups)(layer, list(groups), message, list(then))
+    loop = _server_loop()
+    if loop is not None:
+        # Handed to the server's loop, not waited for: the caller (under Daphne the one
+        # thread that does every request's database work) goes on at once instead of
+        # waiting for a loop that may be busy writing to a thousand sockets. The loop
+        # sends them in the order handed, so a game's events keep theirs.
+        loop.call_soon_threadsafe(_enqueue, loop, (layer, list(groups), message, list(then)))
     else:
         _publisher.send(layer, [*groups, *then], message)
 

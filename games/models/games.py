@@ -161,6 +161,12 @@ class Game(FischerClockFields):
         "Termination", [(t.name, (t.value, TERMINATION_LABELS[t])) for t in rules.Termination]
     )
 
+    # Which of its players were on vacation when the game was read, where the read says
+    # (the move's read, games.services.statements); None: not read with it. A vacation's
+    # start and end move the version of each of the player's games, so a write guarded
+    # by the version read is as current as this. Not a field.
+    away_when_read: frozenset[int] | None = None
+
     # The id every door but ESPOL takes (ESPOL names games by number: public_id). A game
     # begun by a challenge has the challenge's, as lichess's do.
     short_id = models.CharField(

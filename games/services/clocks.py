@@ -73,7 +73,11 @@ def pause_for_vacation(game: Game, now: dt.datetime) -> bool:
     game.paused_at = None
     if game.deadline is None:
         return False
-    if on_vacation(game.player_on_clock_id):
+    if game.away_when_read is not None:
+        away = game.player_on_clock_id in game.away_when_read
+    else:
+        away = on_vacation(game.player_on_clock_id)
+    if away:
         game.paused_at = now
         return True
     return False

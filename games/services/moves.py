@@ -29,6 +29,7 @@ from games import errors, openings, rules, selectors
 from games.events import publish_game_event
 from games.models import Game, Move, NotificationKind
 from games.notifications import notify
+from games.services import statements
 from games.services.clocks import BANK_FIELDS, bank_the_move, deadline_for, pause_for_vacation
 from games.services.conditional_lines import drop_lines_of, next_reply
 from games.services.endings import finish
@@ -235,10 +236,9 @@ def _judge_before_locking(game_id: int, request: MoveRequest) -> _Reading:
     lock (the repetition window is a second read, which a later move may have changed:
     the version tells).
     """
-    try:
-        game = Game.objects.select_related("white", "black").get(pk=game_id)
-    except Game.DoesNotExist as exc:
-        raise errors.GameNotFound() from exc
+    game = statements.read_game(game_id)
+    if game is None:
+        raise errors.GameNotFound()
     number = game.next_move_number if request.number is None else request.number
     check_move(
         game,
@@ -399,21 +399,7 @@ def _write(game: Game, judged: JudgedMove) -> _Ply:
         return ply
     judged_on = game.version
     touch(game, now)
-    _update_game(game, judged_on, [*changed, "updated_at", "version"])
-    created.save(force_insert=True)
-    return ply
-
-
-def _update_game(game: Game, judged_on: int, fields: Sequence[str]) -> None:
-    """Write ``fields`` of ``game`` if it is still at version ``judged_on``: one UPDATE,
-    the version check and the row lock at once. The hot path: only what a move changes.
-
-    Conditional lines set meanwhile move no version: whether there are any is checked
-    too, so the reply is looked for wherever lines were set (games.services.conditional_lines)."""
-    stored = Game.objects.filter(
-        pk=game.pk, version=judged_on, has_conditional_lines=game.has_conditional_lines
-    ).update(
-        **{name: getattr(game, name) for name in fields}
-    )
-    if not stored:
+    if not statements.update_game(game, judged_on, [*changed, "updated_at", "version"]):
         raise _GameChanged()
+    statements.insert_move(created)
+    return ply

@@ -55,7 +55,9 @@ def game_ratings(game: Game) -> dict[str, Any]:
 def vacation_state(game: Game) -> dict[str, bool]:
     """Which of the game's players are on vacation now (one indexed query): pages mark
     them, and the vacation's start and end are events of each of their games."""
-    away = selectors.on_vacation([game.white_id, game.black_id])
+    away = game.away_when_read
+    if away is None:
+        away = selectors.on_vacation([game.white_id, game.black_id])
     return {rules.WHITE: game.white_id in away, rules.BLACK: game.black_id in away}
 
 
