@@ -24,12 +24,12 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+import games.services.statements as statements
 from accounts.types import Player
 from games import errors, openings, rules, selectors
 from games.events import publish_game_event
 from games.models import Game, Move, NotificationKind
 from games.notifications import notify
-from games.services import statements
 from games.services.clocks import BANK_FIELDS, bank_the_move, deadline_for, pause_for_vacation
 from games.services.conditional_lines import drop_lines_of, next_reply
 from games.services.endings import finish
