@@ -239,7 +239,7 @@ GUEST_IDLE_HOURS = int(os.environ.get("GUEST_IDLE_HOURS", "24"))
 # Argon2 (argon2-cffi) hashes every new password. The PBKDF2 hashers after it still verify
 # the hashes made before; a successful login with one re-hashes the password with Argon2
 # (Django's check_password does, through its setter), so old hashes go as players return.
-# Argon2id at OWASP's parameters (19 MiB, 2 iterations, one thread): about 20 ms of CPU
+# Argon2id at OWASP's parameters (9 MiB, 4 iterations, one thread): about 15 ms of CPU
 # a hash here (accounts.hashers).
 PASSWORD_HASHERS = [
     "accounts.hashers.Argon2PasswordHasher",

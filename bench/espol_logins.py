@@ -49,7 +49,7 @@ def setup_django(database: Path) -> None:
 
 def make_players(count: int) -> None:
     from django.contrib.auth import get_user_model
-    from django.contrib.auth.hashers import make_password, identify_hasher
+    from django.contrib.auth.hashers import identify_hasher, make_password
     from django.core.management import call_command
 
     from accounts.models import Preferences

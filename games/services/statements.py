@@ -18,7 +18,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import Model
+from django.db.models import Field, Model
 
 from games.models import Game, Move, Vacation
 
@@ -72,7 +72,7 @@ class _GameRead:
         if row is None:
             return None
         values = list(row)
-        made = []
+        made: list[Any] = []
         start = 0
         for model, (names, _, converters) in (
             (Game, self.game), (get_user_model(), self.white), (get_user_model(), self.black)
@@ -105,10 +105,16 @@ def read_game(game_id: int) -> Game | None:
     return _game_read(connection.vendor)(game_id)
 
 
+def _field(name: str) -> Field[Any, Any]:
+    field = Game._meta.get_field(name)
+    assert isinstance(field, Field)
+    return field
+
+
 @functools.cache
 def _update_sql(vendor: str, fields: tuple[str, ...]) -> str:
     quote = connection.ops.quote_name
-    sets = ", ".join(f"{quote(Game._meta.get_field(name).column)} = %s" for name in fields)
+    sets = ", ".join(f"{quote(_field(name).column)} = %s" for name in fields)
     return (
         f"UPDATE {quote(Game._meta.db_table)} SET {sets}"
         " WHERE id = %s AND version = %s AND has_conditional_lines = %s"
@@ -122,12 +128,8 @@ def update_game(game: Game, judged_on: int, fields: Sequence[str]) -> bool:
     Conditional lines set meanwhile move no version: whether there are any is checked
     too, so the reply is looked for wherever lines were set
     (games.services.conditional_lines)."""
-    meta = Game._meta
-    values = [
-        meta.get_field(name).get_db_prep_save(getattr(game, name), connection)
-        for name in fields
-    ]
-    flag = meta.get_field("has_conditional_lines").get_db_prep_save(
+    values = [_field(name).get_db_prep_save(getattr(game, name), connection) for name in fields]
+    flag = _field("has_conditional_lines").get_db_prep_save(
         game.has_conditional_lines, connection
     )
     with connection.cursor() as cursor:

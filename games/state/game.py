@@ -57,7 +57,7 @@ def vacation_state(game: Game) -> dict[str, bool]:
     them, and the vacation's start and end are events of each of their games."""
     away = game.away_when_read
     if away is None:
-        away = selectors.on_vacation([game.white_id, game.black_id])
+        away = frozenset(selectors.on_vacation([game.white_id, game.black_id]))
     return {rules.WHITE: game.white_id in away, rules.BLACK: game.black_id in away}
 
 

@@ -1,6 +1,6 @@
-"""Argon2id at OWASP's parameters (19 MiB, 2 iterations, parallelism 1), and hashes made
-with Django's heavier defaults re-made at the next login, at every door that checks a
-password."""
+"""Argon2id at OWASP's parameters (9 MiB, 4 iterations, parallelism 1), and hashes made
+with other parameters (Django's heavier defaults, ours of before) re-made at the next
+login, at every door that checks a password."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from accounts.hashers import Argon2PasswordHasher
 pytestmark = pytest.mark.django_db
 
 PASSWORD = "tablero-de-1995"
-OWASP = "m=19456,t=2,p=1"
+OWASP = "m=9216,t=4,p=1"
 
 
 def parameters(encoded: str) -> str:
@@ -61,3 +61,17 @@ def test_a_wrong_password_leaves_an_old_hash_as_it_was(old_hash_player, rf):
     assert authenticate(rf.post("/"), username="olga", password="wrong") is None
     old_hash_player.refresh_from_db()
     assert old_hash_player.password == before
+
+
+def test_a_hash_at_our_earlier_parameters_is_remade_too(make_player, production_hashers, rf):
+    # 19 MiB × 2 iterations, the OWASP configuration used before the faster one here.
+    class Earlier(DjangoArgon2):
+        time_cost, memory_cost, parallelism = 2, 19 * 1024, 1
+
+    player = make_player("olga")
+    player.password = Earlier().encode(PASSWORD, Earlier().salt())
+    player.save(update_fields=["password"])
+    assert parameters(player.password) == "m=19456,t=2,p=1"
+    assert authenticate(rf.post("/"), username="olga", password=PASSWORD) == player
+    player.refresh_from_db()
+    assert parameters(player.password) == OWASP

@@ -3,9 +3,12 @@ others wait for a slot (accounts.hashers)."""
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 
-from django.contrib.auth.hashers import make_password
+import pytest
+from django.contrib.auth.hashers import MD5PasswordHasher, make_password
 
 from accounts import hashers as bounded
 from tests.accounts.hashers import HeldHasher
@@ -57,3 +60,27 @@ def test_the_project_hashers_keep_djangos_algorithms(production_hashers):
     assert bounded.Argon2PasswordHasher.algorithm == "argon2"
     assert bounded.PBKDF2PasswordHasher.algorithm == "pbkdf2_sha256"
     assert make_password("pw").startswith("argon2$")
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="per-thread scheduling is Linux's")
+def test_hashes_run_only_on_idle_cpu_and_the_caller_keeps_its_priority(settings):
+    def policy() -> int:
+        return os.sched_getscheduler(threading.get_native_id())
+
+    seen: list[int] = []
+
+    class Noting(MD5PasswordHasher):
+        def encode(self, password: str, salt: str) -> str:
+            seen.append(policy())
+            return super().encode(password, salt)
+
+    class Recording(bounded.BoundedHashing, Noting):
+        algorithm = "recording_md5"
+
+    caller = policy()
+    assert caller != os.SCHED_IDLE
+    hasher = Recording()
+    # verify calls encode: both on a hashing thread, nested without a second one.
+    assert hasher.verify("pw", hasher.encode("pw", hasher.salt()))
+    assert seen == [os.SCHED_IDLE] * 2
+    assert policy() == caller

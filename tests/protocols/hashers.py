@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import threading
 
 from django.contrib.auth.hashers import MD5PasswordHasher
+
+from accounts.hashers import BoundedHashing
 
 
 class GatedHasher(MD5PasswordHasher):
@@ -28,3 +31,21 @@ class GatedHasher(MD5PasswordHasher):
             with GatedHasher._lock:
                 GatedHasher.waiting -= 1
         return super().verify(password, encoded)
+
+
+class _PolicyRecording(MD5PasswordHasher):
+    """MD5 that notes the scheduling policy of each thread that checks a password."""
+
+    seen: list[int] = []
+
+    def verify(self, password: str, encoded: str) -> bool:
+        _PolicyRecording.seen.append(
+            os.sched_getscheduler(threading.get_native_id())
+        )
+        return super().verify(password, encoded)
+
+
+class PolicyRecordingHasher(BoundedHashing, _PolicyRecording):
+    """The same, on the project's hashing threads (accounts.hashers)."""
+
+    algorithm = "policy_md5"

@@ -5,10 +5,12 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
+import os
 import select
 import shlex
 import socket
 import ssl
+import sys
 import threading
 import time
 
@@ -18,7 +20,7 @@ from games.models import Move
 from legacy_tcp.espol.client import EspolClient
 from tests.conftest import PASSWORD
 from tests.protocols.conftest import make_certificate
-from tests.protocols.hashers import GatedHasher
+from tests.protocols.hashers import GatedHasher, PolicyRecordingHasher
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -536,6 +538,22 @@ def test_password_checks_in_flight_do_not_hold_the_command_threads(
     assert [client.receive().code for client in logins] == [102, 102, 102, 102]
     for client in [player, *logins]:
         client.close()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="per-thread scheduling is Linux's")
+def test_password_checks_run_only_on_cpu_the_commands_leave_idle(
+    start_server, settings, make_player
+):
+    # A burst of logins then takes only the CPU that moves and lists leave idle.
+    settings.PASSWORD_HASHERS = ["tests.protocols.hashers.PolicyRecordingHasher"]
+    make_player("alice")
+    PolicyRecordingHasher.seen.clear()
+    runner = start_server()
+    client = EspolClient("127.0.0.1", runner.port, timeout=10.0)
+    assert client.send("USER:alice").code == 101
+    assert client.send(f"PASS:{PASSWORD}").code == 102
+    client.close()
+    assert PolicyRecordingHasher.seen == [os.SCHED_IDLE]
 
 
 # --------------------------------------------------------------------------- logs, TLS, shutdown
