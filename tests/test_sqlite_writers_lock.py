@@ -125,6 +125,40 @@ def test_a_second_writer_waits_for_the_lock_not_for_sqlite(database):
         ]
 
 
+def test_a_waiting_writer_takes_the_lock_once_it_is_let_go(database):
+    """A writer that had to wait writes after the first commits, its wait the kernel's."""
+    with writer(database) as alias:
+        waiting: list[object] = []
+        with transaction.atomic(using=alias):
+            execute(alias, "INSERT INTO moves (uci) VALUES ('e2e4')")
+            second = threading.Thread(
+                target=lambda: waiting.append(insert_in_thread(database, "e7e5", timeout=20))
+            )
+            second.start()
+            second.join(0.3)
+            assert second.is_alive() and not waiting  # still waiting for the lock
+        second.join(20)
+    assert waiting == ["e7e5"]
+    assert lock_is_free(database)
+
+
+def test_a_writer_that_gave_up_waiting_leaves_the_lock_free(database):
+    """Refused after its time, the waiter's own wait goes on in the kernel: when that wait
+    gets the lock it lets it go at once, and the next writer is not held."""
+    with writer(database) as alias:
+        with transaction.atomic(using=alias):
+            execute(alias, "INSERT INTO moves (uci) VALUES ('e2e4')")
+            refused = insert_in_thread(database, "e7e5", timeout=0.2)
+            assert isinstance(refused, OperationalError)
+            assert "writers' lock" in str(refused)
+        assert insert_in_thread(database, "d7d5", timeout=5) == "d7d5"
+    with sqlite3.connect(database) as raw:
+        assert [row[0] for row in raw.execute("SELECT uci FROM moves ORDER BY id")] == [
+            "e2e4", "d7d5",
+        ]
+    assert lock_is_free(database)
+
+
 def test_another_process_cannot_take_the_lock_during_a_write(database):
     probe = (
         "import fcntl, os, sys\n"
