@@ -13,6 +13,11 @@ def test_a_figure_with_a_goal_says_whether_it_meets_it():
     assert entry.Metric("p99", 20.1, "ms", 20.0).met is False
 
 
+def test_a_figure_with_a_floor_says_whether_it_reaches_it():
+    assert entry.Metric("logins", 40.0, "/s", 40.0, at_least=True).met is True
+    assert entry.Metric("logins", 39.9, "/s", 40.0, at_least=True).met is False
+
+
 def test_a_figure_given_for_context_has_no_verdict():
     assert entry.Metric("limit", 3.0, "ms").met is None
 
@@ -33,6 +38,7 @@ def test_the_quick_run_is_smaller_everywhere_it_is_slow():
     assert quick.pgn_games < full.pgn_games == 2_000
     assert quick.api_event_streams < full.api_event_streams == 500
     assert quick.api_board_streams < full.api_board_streams == 200
+    assert quick.login_rounds < full.login_rounds
 
 
 def test_the_table_shows_each_verdict():
