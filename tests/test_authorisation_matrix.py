@@ -16,7 +16,6 @@ door meets every action and every role; ``pytest -m stress`` plays every cell.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +43,7 @@ from games.urls import urlpatterns as game_urls
 from legacy_tcp.espol.client import EspolClient, jgda
 from legacy_tcp.espol.handlers import COMMANDS
 from tests.conftest import PASSWORD
+from tests.matrix import Cell, read_matrix
 from tests.protocols.conftest import ServerThread
 
 User = get_user_model()
@@ -93,42 +93,9 @@ CHALLENGE_ACTIONS = {"challenge", "accept", "decline", "withdraw"}
 REPETITION = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"]
 
 
-@dataclass(frozen=True)
-class Cell:
-    action: str
-    role: str
-    door: str
-    expected: str
-
-    @property
-    def id(self) -> str:
-        return f"{self.action}-{self.role}-{self.door}"
-
-
-def read_matrix(text: str) -> list[Cell]:
-    """The cells of the doc's one table under "## Authorisation matrix"."""
-    section = text.split("## Authorisation matrix", 1)[1].split("\n## ", 1)[0]
-    rows = [
-        [part.strip() for part in line.strip().strip("|").split("|")]
-        for line in section.splitlines()
-        if line.startswith("|") and not line.startswith("|---")
-    ]
-    header, *body = rows
-    roles = [ROLES[name] for name in header[1:]]
-    cells = []
-    for row in body:
-        label = re.sub(r"\s*\(.*\)$", "", row[0])
-        action = ACTIONS[label]
-        for role, value in zip(roles, row[1:], strict=True):
-            outcomes = [v.strip() for v in value.split("·")]
-            assert len(outcomes) == len(DOORS), f"{label} / {role}: {value!r}"
-            for door, expected in zip(DOORS, outcomes, strict=True):
-                if expected != "—":
-                    cells.append(Cell(action, role, door, expected))
-    return cells
-
-
-CELLS = read_matrix(DOC.read_text())
+CELLS = read_matrix(
+    DOC.read_text(), "## Authorisation matrix", actions=ACTIONS, roles=ROLES, doors=DOORS
+)
 
 
 def short_run(cells: list[Cell]) -> list[Cell]:

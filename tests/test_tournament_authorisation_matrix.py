@@ -13,7 +13,6 @@ allowed action must change it, and a read must not.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ from games.models import Game, GroupStanding, Notification, Tournament, Tourname
 from games.tournament_urls import urlpatterns as tournament_urls
 from tests.conftest import PASSWORD
 from tests.games.tournaments import join_all, make_event
+from tests.matrix import Cell, read_matrix
 from tests.test_authorisation_matrix import form_outcome, to_login
 
 User = get_user_model()
@@ -83,41 +83,9 @@ FORMS = {
 }
 
 
-@dataclass(frozen=True)
-class Cell:
-    action: str
-    role: str
-    door: str
-    expected: str
-
-    @property
-    def id(self) -> str:
-        return f"{self.action}-{self.role}-{self.door}"
-
-
-def read_matrix(text: str) -> list[Cell]:
-    """The cells of the one table under the tournaments' heading."""
-    section = text.split(HEADING, 1)[1].split("\n## ", 1)[0]
-    rows = [
-        [part.strip() for part in line.strip().strip("|").split("|")]
-        for line in section.splitlines()
-        if line.startswith("|") and not line.startswith("|---")
-    ]
-    header, *body = rows
-    roles = [ROLES[name] for name in header[1:]]
-    cells = []
-    for row in body:
-        action = ACTIONS[re.sub(r"\s*\(.*\)$", "", row[0])]
-        for role, value in zip(roles, row[1:], strict=True):
-            outcomes = [v.strip() for v in value.split("·")]
-            assert len(outcomes) == len(DOORS), f"{action} / {role}: {value!r}"
-            for door, expected in zip(DOORS, outcomes, strict=True):
-                if expected != "—":
-                    cells.append(Cell(action, role, door, expected))
-    return cells
-
-
-CELLS = read_matrix(DOC.read_text())
+CELLS = read_matrix(
+    DOC.read_text(), HEADING, actions=ACTIONS, roles=ROLES, doors=DOORS
+)
 
 
 # --------------------------------------------------------------------------- the world

@@ -31,30 +31,13 @@ HEAD_START_SECONDS = 0.002
 
 # A message to send: the layer, the first groups, the message, the groups after the head start.
 _Sending = tuple[Any, list[str], dict[str, Any], list[str]]
+# A send due later: when, the layer, the groups, the message.
+_Due = tuple[float, Any, list[str], dict[str, Any]]
 
 
-async def _send_to_groups(
-    layer: Any, groups: Iterable[str], message: dict[str, Any], then: Iterable[str] = ()
-) -> None:
-    """Send to ``groups``, and leave the send to ``then`` to this loop, after the head
-    start."""
-    await _send_to_each(layer, groups, message)
-    later = list(then)
-    if later:
-        loop = asyncio.get_running_loop()
-        loop.call_later(HEAD_START_SECONDS, _start_detached, loop, layer, later, message)
-
-
-# Sends left to a lasting loop, held until done (the loop keeps only weak references).
-_detached: set[asyncio.Task[None]] = set()
-
-
-def _start_detached(
-    loop: asyncio.AbstractEventLoop, layer: Any, groups: list[str], message: dict[str, Any]
-) -> None:
-    task = loop.create_task(_send_to_each(layer, groups, message))
-    _detached.add(task)
-    task.add_done_callback(_detached.discard)
+# The sending tasks of each server loop, held while they run (a loop keeps only weak
+# references to its tasks).
+_senders: set[asyncio.Task[None]] = set()
 
 
 def _server_loop() -> asyncio.AbstractEventLoop | None:
@@ -71,7 +54,7 @@ def _server_loop() -> asyncio.AbstractEventLoop | None:
     return None
 
 
-# Per server loop, the messages handed to it, sent one after another in the order given.
+# Per server loop, the messages handed to it, sent in the order given.
 _queues: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Queue[_Sending]] = (
     weakref.WeakKeyDictionary()
 )
@@ -82,16 +65,35 @@ def _enqueue(loop: asyncio.AbstractEventLoop, sending: _Sending) -> None:
     queue = _queues.get(loop)
     if queue is None:
         queue = _queues[loop] = asyncio.Queue()
-        task = loop.create_task(_send_queued(queue))
-        _detached.add(task)
-        task.add_done_callback(_detached.discard)
+        later: asyncio.Queue[_Due] = asyncio.Queue()
+        for sender in (_send_first(queue, later), _send_later(later)):
+            task = loop.create_task(sender)
+            _senders.add(task)
+            task.add_done_callback(_senders.discard)
     queue.put_nowait(sending)
 
 
-async def _send_queued(queue: asyncio.Queue[_Sending]) -> None:
+async def _send_first(queue: asyncio.Queue[_Sending], later: asyncio.Queue[_Due]) -> None:
+    """Each message to its first groups, one message after another; its other groups
+    are left to :func:`_send_later`, due a head start later."""
+    loop = asyncio.get_running_loop()
     while True:
         layer, groups, message, then = await queue.get()
-        await _send_to_groups(layer, groups, message, then)
+        await _send_to_each(layer, groups, message)
+        if then:
+            later.put_nowait((loop.time() + HEAD_START_SECONDS, layer, then, message))
+
+
+async def _send_later(queue: asyncio.Queue[_Due]) -> None:
+    """The watchers' sends, each when its head start is over, in the messages' order: a
+    game's move and the conditional reply after it reach every watcher in that order,
+    whatever each send waits for (on Redis, a round trip)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        due, layer, groups, message = await queue.get()
+        if (wait := due - loop.time()) > 0:
+            await asyncio.sleep(wait)
+        await _send_to_each(layer, groups, message)
 
 
 async def _send_to_each(layer: Any, groups: Iterable[str], message: dict[str, Any]) -> None:

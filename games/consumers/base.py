@@ -251,3 +251,30 @@ class LimitedJsonConsumer(AsyncWebsocketConsumer):
 
     async def handle(self, message: dict[str, Any]) -> None:
         raise NotImplementedError
+
+
+class ListeningConsumer(LimitedJsonConsumer):
+    """A socket that only listens (a player's pages, the lobby, the open challenges, an
+    event's page): it joins its groups and says hello, answers pings, and leaves the
+    groups when it closes. What it is told is its subclass's handlers."""
+
+    async def join_groups(self, groups: list[str], **hello: Any) -> None:
+        for group in groups:
+            await self.channel_layer.group_add(group, self.channel_name)
+        self.listening = groups
+        await self.accept()
+        await self.send_json({"type": "hello", **hello})
+
+    async def leave(self) -> None:
+        for group in getattr(self, "listening", []):
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def handle(self, message: dict[str, Any]) -> None:
+        if message["type"] == "ping":
+            await self.send_json({"type": "pong"})
+            return
+        await self.send_json(
+            error_frame(
+                "unknown_type", _("Unknown message type “%(type)s”.") % {"type": message["type"]}
+            )
+        )

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.utils.translation import gettext as _
-
 from games import state
-from games.consumers.base import LimitedJsonConsumer, error_frame
+from games.consumers.base import ListeningConsumer
 from games.events import LOBBY_GROUP, SEEKS_GROUP, player_group
 
 
-class PlayerConsumer(LimitedJsonConsumer):
+class PlayerConsumer(ListeningConsumer):
     """A player's own pages (the dashboard): events of their games and challenges."""
 
     database_free_handlers = frozenset(
@@ -21,25 +19,7 @@ class PlayerConsumer(LimitedJsonConsumer):
     )
 
     async def join(self) -> None:
-        self.group = player_group(self.user.pk)
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        self.joined = True
-        await self.accept()
-        await self.send_json({"type": "hello", "player": self.user.get_username()})
-
-    async def leave(self) -> None:
-        if getattr(self, "joined", False):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-
-    async def handle(self, message: dict[str, Any]) -> None:
-        if message["type"] == "ping":
-            await self.send_json({"type": "pong"})
-            return
-        await self.send_json(
-            error_frame(
-                "unknown_type", _("Unknown message type “%(type)s”.") % {"type": message["type"]}
-            )
-        )
+        await self.join_groups([player_group(self.user.pk)], player=self.user.get_username())
 
     async def game_event(self, event: dict[str, Any]) -> None:
         await self.send(text_data=state.frame_text(event, state.DASHBOARD))
@@ -70,11 +50,7 @@ class LobbyConsumer(PlayerConsumer):
     list again), never of anyone's challenges."""
 
     async def join(self) -> None:
-        self.group = LOBBY_GROUP
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        self.joined = True
-        await self.accept()
-        await self.send_json({"type": "hello", "player": self.user.get_username()})
+        await self.join_groups([LOBBY_GROUP], player=self.user.get_username())
 
 
 class SeeksConsumer(PlayerConsumer):
@@ -83,14 +59,6 @@ class SeeksConsumer(PlayerConsumer):
     maker of a seek sees its game start."""
 
     async def join(self) -> None:
-        self.group = SEEKS_GROUP
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.channel_layer.group_add(player_group(self.user.pk), self.channel_name)
-        self.joined = True
-        await self.accept()
-        await self.send_json({"type": "hello", "player": self.user.get_username()})
-
-    async def leave(self) -> None:
-        await super().leave()
-        if getattr(self, "joined", False):
-            await self.channel_layer.group_discard(player_group(self.user.pk), self.channel_name)
+        await self.join_groups(
+            [SEEKS_GROUP, player_group(self.user.pk)], player=self.user.get_username()
+        )

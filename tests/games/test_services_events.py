@@ -370,5 +370,42 @@ async def test_on_a_servers_loop_the_caller_does_not_wait_out_the_watchers_head_
     monkeypatch.setattr("ajedrez.core.events.get_channel_layer", lambda: Recording())
     call = sync_to_async(send_to_groups)(["players"], {"type": "x"}, then=["watchers"])
     await asyncio.wait_for(call, timeout=10)
-    # Back at once: the players had theirs; the watchers' waits on the loop for its hour.
+    # Back at once: the players have theirs in a moment; the watchers' waits on the loop
+    # for its hour.
+    await until(lambda: sent)
     assert sent == ["players"]
+
+
+async def until(condition: Callable[[], object], patience: float = 10.0) -> None:
+    """Let the loop run until ``condition()`` holds (at most ``patience`` seconds)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + patience
+    while not condition():
+        assert loop.time() < deadline, "the loop never got there"
+        await asyncio.sleep(0.005)
+
+
+async def test_on_a_servers_loop_each_group_gets_the_messages_in_the_order_handed(
+    monkeypatch,
+):
+    # A move and the conditional reply that follows it are two messages handed one after
+    # the other; on Redis each send is a round trip, and a slow one must not let the next
+    # overtake it, for the players or for the watchers.
+    sent: list[tuple[str, int]] = []
+
+    class Slow:
+        async def group_send(self, group: str, message: dict[str, Any]) -> None:
+            if message["n"] == 1:
+                await asyncio.sleep(0.05)
+            sent.append((group, message["n"]))
+
+    monkeypatch.setattr("ajedrez.core.events.get_channel_layer", lambda: Slow())
+
+    def hand_both() -> None:
+        for n in (1, 2):
+            send_to_groups(["players"], {"type": "x", "n": n}, then=["watchers"])
+
+    await asyncio.wait_for(sync_to_async(hand_both)(), timeout=10)
+    await until(lambda: len(sent) == 4)
+    assert [n for group, n in sent if group == "players"] == [1, 2]
+    assert [n for group, n in sent if group == "watchers"] == [1, 2]
