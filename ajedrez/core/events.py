@@ -54,23 +54,27 @@ def _server_loop() -> asyncio.AbstractEventLoop | None:
     return None
 
 
-# Per server loop, the messages handed to it, sent in the order given.
-_queues: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Queue[_Sending]] = (
-    weakref.WeakKeyDictionary()
-)
+# Per server loop, the messages handed to it, sent in the order given, and its two
+# sending tasks.
+_queues: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, tuple[asyncio.Queue[_Sending], list[asyncio.Task[None]]]
+] = weakref.WeakKeyDictionary()
 
 
 def _enqueue(loop: asyncio.AbstractEventLoop, sending: _Sending) -> None:
     """On ``loop``: queue ``sending`` behind the messages handed to it before."""
-    queue = _queues.get(loop)
-    if queue is None:
-        queue = _queues[loop] = asyncio.Queue()
+    known = _queues.get(loop)
+    if known is None or any(task.done() for task in known[1]):
+        # The first message on this loop, or its senders were cancelled (a server
+        # stopping): new ones, lest messages queue with nobody to send them.
+        queue: asyncio.Queue[_Sending] = asyncio.Queue()
         later: asyncio.Queue[_Due] = asyncio.Queue()
-        for sender in (_send_first(queue, later), _send_later(later)):
-            task = loop.create_task(sender)
+        tasks = [loop.create_task(_send_first(queue, later)), loop.create_task(_send_later(later))]
+        for task in tasks:
             _senders.add(task)
             task.add_done_callback(_senders.discard)
-    queue.put_nowait(sending)
+        known = _queues[loop] = (queue, tasks)
+    known[0].put_nowait(sending)
 
 
 async def _send_first(queue: asyncio.Queue[_Sending], later: asyncio.Queue[_Due]) -> None:

@@ -11,7 +11,7 @@ import chess
 
 from games.rules.moves import IllegalMoveError, MoveTextError, parse_move
 from games.rules.outcomes import Outcome, automatic_outcome
-from games.rules.positions import STARTING_FEN, history_board
+from games.rules.positions import STARTING_FEN, history_board, remember_board
 
 
 @dataclass(frozen=True)
@@ -34,10 +34,13 @@ def play(fen_before_history: str, history: Sequence[str], move_text: str) -> Pla
     move = parse_move(board, move_text)
     san = board.san(move)
     board.push(move)
+    fen_after = board.fen()
+    # The next reads of this position (the event's legal moves, the next move) copy it.
+    remember_board(fen_after, board)
     return PlayedMove(
         uci=move.uci(),
         san=san,
-        fen_after=board.fen(),
+        fen_after=fen_after,
         outcome=automatic_outcome(board),
     )
 

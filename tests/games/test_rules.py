@@ -10,7 +10,7 @@ import chess.pgn
 import pytest
 
 from games import rules
-from games.rules import Termination
+from games.rules import Termination, positions
 
 START = rules.STARTING_FEN
 
@@ -567,3 +567,31 @@ def test_the_keys_one_move_away_are_those_of_every_legal_move():
     keys = rules.keys_one_move_from(rules.STARTING_FEN)
     assert len(keys) == 20
     assert "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -" in keys
+
+
+# ------------------------------------------------------------------ parsed boards, kept
+
+
+def test_a_kept_board_is_handed_out_as_a_copy_of_its_own():
+    fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+    first = positions.board_at(fen)
+    first.push_san("Bb5")  # the caller's board is the caller's to change
+    again = positions.board_at(fen)
+    assert again.fen() == fen and not again.move_stack
+    assert again is not first
+
+
+def test_a_position_played_to_is_kept_as_it_is_reached():
+    played = rules.play(rules.STARTING_FEN, [], "e4")
+    assert played.fen_after in positions._boards
+    assert positions.board_at(played.fen_after).fen() == played.fen_after
+
+
+def test_no_more_boards_are_kept_than_the_bound(monkeypatch):
+    monkeypatch.setattr(positions, "BOARDS_KEPT", 3)
+    board = positions.board_at(rules.STARTING_FEN)
+    for move in ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]:
+        board.push_uci(move)
+        positions.board_at(board.fen())
+    assert len(positions._boards) == 3
+    assert board.fen() in positions._boards  # the last one read is kept
