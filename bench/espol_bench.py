@@ -48,7 +48,7 @@ def raise_fd_limit() -> int:
     return hard
 
 
-def setup_django(database: Path) -> None:
+def setup_django(database: Path, *, production_hashers: bool = False) -> None:
     os.environ["DATABASE_URL"] = f"sqlite:///{database}"
     os.environ.pop("REDIS_URL", None)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ajedrez.settings")
@@ -56,17 +56,18 @@ def setup_django(database: Path) -> None:
     from django.conf import settings
 
     django.setup()
-    settings.PASSWORD_HASHERS = HASHERS
+    if not production_hashers:
+        settings.PASSWORD_HASHERS = HASHERS
 
 
 # --------------------------------------------------------------------------- server child
 
 
-def serve(database: Path, port_file: Path) -> None:
+def serve(database: Path, port_file: Path, *, production_hashers: bool = False) -> None:
     raise_fd_limit()
     # Every simulated client comes from 127.0.0.1.
     os.environ["ESPOL_MAX_PER_ADDRESS"] = "0"
-    setup_django(database)
+    setup_django(database, production_hashers=production_hashers)
     from django.conf import settings
 
     from legacy_tcp.espol.server import EspolServer
@@ -86,6 +87,35 @@ def serve(database: Path, port_file: Path) -> None:
         await server.stop(grace=5.0)
 
     asyncio.run(main())
+
+
+def start_server(
+    script: str, database: Path, port_file: Path, log_file: Path
+) -> tuple[subprocess.Popen, int]:
+    """``script --serve database port_file`` in a child process, logging to ``log_file``;
+    the child and its port, once it listens. It runs until its stdin is closed
+    (:func:`stop_server`)."""
+    with open(log_file, "w") as log:
+        child = subprocess.Popen(
+            [sys.executable, script, "--serve", str(database), str(port_file)],
+            stdin=subprocess.PIPE, stdout=log, stderr=log, cwd=ROOT,
+        )
+    deadline = time.monotonic() + 30
+    while not port_file.exists() or not port_file.read_text():
+        if time.monotonic() > deadline or child.poll() is not None:
+            child.kill()
+            raise SystemExit(f"the server did not start; see {log_file}")
+        time.sleep(0.05)
+    return child, int(port_file.read_text())
+
+
+def stop_server(child: subprocess.Popen) -> None:
+    assert child.stdin is not None
+    child.stdin.close()
+    try:
+        child.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        child.kill()
 
 
 # --------------------------------------------------------------------------- client side
@@ -273,21 +303,8 @@ def main() -> None:
         print(f"setup: {users + args.burst} players in a throwaway SQLite database "
               f"({time.perf_counter() - started:.1f} s); fd limit {fd_limit}")
 
-        with open(log_file, "w") as log:
-            child = subprocess.Popen(
-                [sys.executable, __file__, "--serve", str(database), str(port_file)],
-                stdin=subprocess.PIPE,
-                stdout=log,
-                stderr=log,
-                cwd=ROOT,
-            )
+        child, port = start_server(__file__, database, port_file, log_file)
         try:
-            deadline = time.monotonic() + 30
-            while not port_file.exists() or not port_file.read_text():
-                if time.monotonic() > deadline or child.poll() is not None:
-                    raise SystemExit(f"the server did not start; see {log_file}")
-                time.sleep(0.05)
-            port = int(port_file.read_text())
             base_rss = rss_mb(child.pid)
             print(f"server: pid {child.pid}, port {port}, RSS at start {base_rss:.1f} MB")
 
@@ -335,11 +352,7 @@ def main() -> None:
             )
             print(f"server RSS at the end: {rss_mb(child.pid):.1f} MB")
         finally:
-            child.stdin.close()
-            try:
-                child.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                child.kill()
+            stop_server(child)
         errors_logged = sum(
             1 for line in log_file.read_text().splitlines() if " ERROR " in line
         )

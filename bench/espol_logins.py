@@ -22,7 +22,6 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,20 +30,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.espol_bench import percentile, raise_fd_limit  # noqa: E402
+from bench.espol_bench import (  # noqa: E402
+    percentile,
+    raise_fd_limit,
+    serve,
+    setup_django,
+    start_server,
+    stop_server,
+)
 
 PASSWORD = "bench-password-2026"
 SHUFFLE = ["g1f3", "g8f6", "f3g1", "f6g8"]
-
-
-def setup_django(database: Path) -> None:
-    os.environ["DATABASE_URL"] = f"sqlite:///{database}"
-    os.environ.pop("REDIS_URL", None)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ajedrez.settings")
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    import django
-
-    django.setup()
 
 
 def make_players(count: int) -> None:
@@ -67,28 +63,6 @@ def make_players(count: int) -> None:
     )
     PlayerRecord.objects.bulk_create(PlayerRecord(player=u) for u in users)
     Preferences.objects.bulk_create(Preferences(player=u) for u in users)
-
-
-def serve(database: Path, port_file: Path) -> None:
-    raise_fd_limit()
-    # Every simulated client comes from 127.0.0.1.
-    os.environ["ESPOL_MAX_PER_ADDRESS"] = "0"
-    setup_django(database)
-    from django.conf import settings
-
-    from legacy_tcp.espol.server import EspolServer
-
-    async def main() -> None:
-        server = EspolServer(
-            "127.0.0.1", 0, idle_timeout=settings.ESPOL_IDLE_TIMEOUT,
-            max_connections=settings.ESPOL_MAX_CONNECTIONS,
-        )
-        await server.start()
-        port_file.write_text(str(server.port))
-        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
-        await server.stop(grace=5.0)
-
-    asyncio.run(main())
 
 
 class Movers:
@@ -163,7 +137,7 @@ def main() -> None:
     parser.add_argument("--serve", nargs=2, metavar=("DATABASE", "PORT_FILE"), help="internal")
     args = parser.parse_args()
     if args.serve:
-        serve(Path(args.serve[0]), Path(args.serve[1]))
+        serve(Path(args.serve[0]), Path(args.serve[1]), production_hashers=True)
         return
 
     raise_fd_limit()
@@ -173,23 +147,13 @@ def main() -> None:
         database, port_file, log_file = (
             Path(tmp) / "bench.sqlite3", Path(tmp) / "port", Path(tmp) / "server.log"
         )
-        setup_django(database)
+        setup_django(database, production_hashers=True)
         make_players(args.at_once)
         from django.conf import settings
 
         print(f"PASSWORD_HASHES_AT_ONCE = {settings.PASSWORD_HASHES_AT_ONCE}")
-        with open(log_file, "w") as log:
-            child = subprocess.Popen(
-                [sys.executable, __file__, "--serve", str(database), str(port_file)],
-                stdin=subprocess.PIPE, stdout=log, stderr=log, cwd=ROOT,
-            )
+        child, port = start_server(__file__, database, port_file, log_file)
         try:
-            deadline = time.monotonic() + 30
-            while not port_file.exists() or not port_file.read_text():
-                if time.monotonic() > deadline or child.poll() is not None:
-                    raise SystemExit(f"the server did not start; see {log_file}")
-                time.sleep(0.05)
-            port = int(port_file.read_text())
 
             async def run() -> tuple[list[float], dict]:
                 movers = Movers(port, f"l{args.at_once:05d}", f"l{args.at_once + 1:05d}")
@@ -203,11 +167,7 @@ def main() -> None:
 
             alone, burst = asyncio.run(run())
         finally:
-            child.stdin.close()
-            try:
-                child.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                child.kill()
+            stop_server(child)
         errors = sum(1 for line in log_file.read_text().splitlines() if " ERROR " in line)
 
     logins, during = burst["logins"], burst["during"]
