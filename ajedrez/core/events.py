@@ -84,6 +84,7 @@ async def _send_first(queue: asyncio.Queue[_Sending], later: asyncio.Queue[_Due]
     while True:
         layer, groups, message, then = await queue.get()
         await _send_to_each(layer, groups, message)
+        _end_if_cancelled()
         if then:
             later.put_nowait((loop.time() + HEAD_START_SECONDS, layer, then, message))
 
@@ -98,6 +99,17 @@ async def _send_later(queue: asyncio.Queue[_Due]) -> None:
         if (wait := due - loop.time()) > 0:
             await asyncio.sleep(wait)
         await _send_to_each(layer, groups, message)
+        _end_if_cancelled()
+
+
+def _end_if_cancelled() -> None:
+    """End the sending task if it was asked to end during a send that swallowed the
+    request: redis-py can catch the ``CancelledError`` meant for the task that awaits it,
+    and a sender that went back to its queue would then keep a closing loop (a server
+    stopping, a test's loop) waiting for it for ever."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 async def _send_to_each(layer: Any, groups: Iterable[str], message: dict[str, Any]) -> None:

@@ -7,6 +7,7 @@ layer: the in-memory one by default, Redis when ``REDIS_URL`` is set.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -409,3 +410,27 @@ async def test_on_a_servers_loop_each_group_gets_the_messages_in_the_order_hande
     await until(lambda: len(sent) == 4)
     assert [n for group, n in sent if group == "players"] == [1, 2]
     assert [n for group, n in sent if group == "watchers"] == [1, 2]
+
+
+async def test_a_servers_senders_end_when_cancelled_even_if_a_send_swallows_it(monkeypatch):
+    # redis-py can catch the CancelledError meant for the task awaiting it: a sender that
+    # went back to waiting for messages kept a closing loop waiting for it for ever.
+    from ajedrez.core import events
+
+    started = asyncio.Event()
+
+    class Swallowing:
+        async def group_send(self, group: str, message: dict[str, Any]) -> None:
+            started.set()
+            with contextlib.suppress(asyncio.CancelledError):  # as the library did
+                await asyncio.sleep(3600)
+
+    monkeypatch.setattr("ajedrez.core.events.get_channel_layer", lambda: Swallowing())
+    await sync_to_async(send_to_groups)(["players"], {"type": "x"}, then=["watchers"])
+    await asyncio.wait_for(started.wait(), timeout=10)
+    _queue, senders = events._queues[asyncio.get_running_loop()]
+    for sender in senders:
+        sender.cancel()
+    done, pending = await asyncio.wait(senders, timeout=10)
+    assert not pending
+    assert all(sender.cancelled() for sender in done)
