@@ -170,7 +170,11 @@ def send_to_groups(
         # thread that does every request's database work) goes on at once instead of
         # waiting for a loop that may be busy writing to a thousand sockets. The loop
         # sends them in the order handed, so a game's events keep theirs.
-        loop.call_soon_threadsafe(_enqueue, loop, (layer, list(groups), message, list(then)))
+        try:
+            loop.call_soon_threadsafe(_enqueue, loop, (layer, list(groups), message, list(then)))
+        except RuntimeError:
+            # The loop closed since it was seen running: its server and sockets are gone.
+            logger.warning("not published: the server's loop has closed")
     else:
         _publisher.send(layer, [*groups, *then], message)
 
