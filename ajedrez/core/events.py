@@ -104,9 +104,9 @@ async def _send_later(queue: asyncio.Queue[_Due]) -> None:
 
 def _end_if_cancelled() -> None:
     """End the sending task if it was asked to end during a send that swallowed the
-    request: redis-py can catch the ``CancelledError`` meant for the task that awaits it,
-    and a sender that went back to its queue would then keep a closing loop (a server
-    stopping, a test's loop) waiting for it for ever."""
+    request (the Redis layer's client did, catching the ``CancelledError`` meant for the
+    task that awaited it): a sender that went back to its queue would then keep a closing
+    loop (a server stopping, a test's loop) waiting for it for ever."""
     task = asyncio.current_task()
     if task is not None and task.cancelling():
         raise asyncio.CancelledError
