@@ -6,6 +6,7 @@ connection open until the garbage collector came by, and the API's tests reached
 
 from __future__ import annotations
 
+import time
 import urllib.request
 
 import pytest
@@ -33,5 +34,10 @@ def test_requests_leave_no_database_connection_open(daphne):
         with opener.open(f"http://127.0.0.1:{server.port}/healthz", timeout=10) as answer:
             assert answer.status == 200
 
-    # Without the fix: one connection per request (30 and more).
-    assert other_sessions() <= 2
+    # Without the fix: one connection per request (30 and more). A connection closed by
+    # its client leaves pg_stat_activity when its server process has ended, a moment
+    # later: the count is read until it has come down, for a few seconds at most.
+    deadline = time.monotonic() + 3
+    while (left := other_sessions()) > 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert left <= 2
